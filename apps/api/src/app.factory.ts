@@ -1,0 +1,41 @@
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { AppModule } from './app.module';
+import type { Env } from './config/env';
+import { ProblemFilter } from './http/problem.filter';
+import { createLogger, PinoNestLogger } from './infra/logger';
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export interface CreateAppOptions {
+  /** A pino logger to use instead of one on stdout, e.g. to capture logs in tests. */
+  logger?: Logger;
+}
+
+/** Builds the API (not yet listening): used by main.ts and by the e2e tests alike. */
+export async function createApp(env: Env, options: CreateAppOptions = {}): Promise<NestFastifyApplication> {
+  const logger = options.logger ?? createLogger(env.LOG_LEVEL);
+  const adapter = new FastifyAdapter({
+    loggerInstance: logger,
+    bodyLimit: MAX_BODY_BYTES,
+    // A caller's X-Request-Id is kept (trimmed) so traces join up; otherwise we mint one.
+    genReqId: (request: { headers: Record<string, string | string[] | undefined> }) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+    },
+    trustProxy: true,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(env), adapter, {
+    logger: new PinoNestLogger(logger),
+    abortOnError: false,
+  });
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', String(request.id));
+  });
+  app.useGlobalFilters(new ProblemFilter());
+  app.enableShutdownHooks();
+  return app;
+}

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+/** Every environment variable the API reads, with the contract's defaults. Parsed once, at boot. */
+export const EnvSchema = z.object({
+  DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/tollgate'),
+  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  REDIS_KEY_PREFIX: z.string().max(32).default('tg:'),
+  HOST: z.string().default('0.0.0.0'),
+  PORT: port.default(3000),
+  DASHBOARD_PORT: port.default(3001),
+  API_URL: z.string().url().default('http://127.0.0.1:3000'),
+  TOLLGATE_ROOT_KEY: z.string().regex(/^tgr_[1-9A-HJ-NP-Za-km-z]{16,64}$/, 'must look like tgr_<base58>').optional(),
+  TOLLGATE_ADMIN_EMAIL: z.email().optional(),
+  TOLLGATE_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
+  USAGE_FLUSH_MS: z.coerce.number().int().min(100).max(3_600_000).default(5000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  NODE_ENV: z.string().default('production'),
+});
+export type Env = z.infer<typeof EnvSchema>;
+
+export class EnvError extends Error {}
+
+/** Parses the environment or throws one readable line naming each bad variable. */
+export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  // An empty variable means "not set", as in most .env tooling.
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== ''));
+  const result = EnvSchema.safeParse(cleaned);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    throw new EnvError(`Invalid environment: ${problems}`);
+  }
+  return result.data;
+}
+
+/** The URL with any password masked, safe to print. */
+export function redactUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+}

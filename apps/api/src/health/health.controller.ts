@@ -1,0 +1,16 @@
+import { Controller, Get, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { HealthService } from './health.service';
+
+@Controller('health')
+export class HealthController {
+  constructor(private readonly health: HealthService) {}
+
+  /** 200 when Postgres and Redis both answer; 503 naming what is down. No auth. */
+  @Get()
+  async check(@Res({ passthrough: true }) reply: FastifyReply) {
+    const report = await this.health.check();
+    if (report.status !== 'ok') reply.status(503);
+    return report;
+  }
+}

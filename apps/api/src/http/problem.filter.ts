@@ -1,0 +1,75 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
+import type { ErrorCode } from '@tollgate/contracts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from './api-error';
+import { PROBLEM_CONTENT_TYPE, problem } from './problem';
+
+interface FastifyLikeError {
+  statusCode?: number;
+  code?: string;
+  message?: string;
+}
+
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  400: 'VALIDATION_FAILED',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'NOT_FOUND',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+/**
+ * Maps anything thrown to a problem+json answer. Known errors keep their status and message;
+ * Fastify's body-parsing errors become 400/413/415; everything else is a 500 whose details go to
+ * the log (with the request id) and never to the caller.
+ */
+export function toProblemResponse(exception: unknown, requestId: string) {
+  if (exception instanceof ApiError) {
+    return { status: exception.status, headers: exception.headers, body: problem(exception.status, exception.code, exception.detail, requestId, exception.errors) };
+  }
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    const response = exception.getResponse();
+    const message = typeof response === 'string' ? response : ((response as { message?: unknown }).message ?? exception.message);
+    const detail = Array.isArray(message) ? message.join('; ') : String(message);
+    return { status, headers: undefined, body: problem(status, CODE_BY_STATUS[status] ?? (status >= 500 ? 'INTERNAL' : 'VALIDATION_FAILED'), detail, requestId) };
+  }
+  const fastifyError = exception as FastifyLikeError;
+  if (fastifyError && typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    const status = fastifyError.statusCode;
+    if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return { status: 413, headers: undefined, body: problem(413, 'PAYLOAD_TOO_LARGE', 'The request body is larger than 64 KiB.', requestId, [{ path: '(body)', message: 'larger than 65536 bytes' }]) };
+    }
+    if (fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return { status: 415, headers: undefined, body: problem(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.', requestId, [{ path: '(body)', message: 'content-type must be application/json' }]) };
+    }
+    if (status === 400 && (fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || fastifyError instanceof SyntaxError || /JSON/i.test(fastifyError.message ?? ''))) {
+      return { status: 400, headers: undefined, body: problem(400, 'MALFORMED_JSON', 'The request body is not valid JSON.', requestId, [{ path: '(body)', message: fastifyError.message ?? 'invalid JSON' }]) };
+    }
+    return { status, headers: undefined, body: problem(status, CODE_BY_STATUS[status] ?? 'VALIDATION_FAILED', fastifyError.message ?? 'Bad request.', requestId) };
+  }
+  return { status: 500, headers: undefined, body: problem(500, 'INTERNAL', 'Something went wrong on our side. Quote the request id when reporting it.', requestId) };
+}
+
+@Catch()
+export class ProblemFilter implements ExceptionFilter {
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const context = host.switchToHttp();
+    const request = context.getRequest<FastifyRequest>();
+    const reply = context.getResponse<FastifyReply>();
+    sendProblem(exception, request, reply);
+  }
+}
+
+export function sendProblem(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const { status, headers, body } = toProblemResponse(exception, String(request.id));
+  if (status >= 500) request.log.error({ err: exception }, 'request failed');
+  if (reply.sent) return;
+  if (headers) for (const [name, value] of Object.entries(headers)) reply.header(name, value);
+  reply.status(status).header('content-type', PROBLEM_CONTENT_TYPE).send(body);
+}

@@ -1,0 +1,37 @@
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import Redis from 'ioredis';
+import { ENV } from '../config/config.module';
+import type { Env } from '../config/env';
+
+export function createRedis(url: string, name: string): Redis {
+  return new Redis(url, {
+    connectionName: `tollgate-${name}`,
+    // Fail fast instead of queueing forever: callers decide what an unreachable store means.
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: true,
+    connectTimeout: 2000,
+  });
+}
+
+/** Shared Redis connections: one for commands, one dedicated to pub/sub subscriptions. */
+@Injectable()
+export class RedisConnections implements OnModuleDestroy {
+  readonly client: Redis;
+  readonly prefix: string;
+  private subscriberConnection?: Redis;
+
+  constructor(@Inject(ENV) private readonly env: Env) {
+    this.client = createRedis(env.REDIS_URL, 'cmd');
+    this.prefix = env.REDIS_KEY_PREFIX;
+  }
+
+  /** A connection in subscriber mode may not run other commands, hence its own. */
+  get subscriber(): Redis {
+    this.subscriberConnection ??= createRedis(this.env.REDIS_URL, 'sub');
+    return this.subscriberConnection;
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await Promise.allSettled([this.client.quit(), this.subscriberConnection?.quit()]);
+  }
+}

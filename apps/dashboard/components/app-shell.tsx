@@ -1,0 +1,41 @@
+import type { Me } from '@tollgate/contracts';
+import Link from 'next/link';
+import type { ReactNode } from 'react';
+import { NavLink } from './nav-link';
+import { SignOutButton } from './sign-out-button';
+
+/** Sections of the dashboard. Add Plans, Keys, Usage, Audit here as their pages land. */
+const NAV: { href: string; label: string }[] = [{ href: '/', label: 'Overview' }];
+
+/** The signed-in frame: header with navigation and the current user, then the page. */
+export function AppShell({ me, children }: { me: Me; children: ReactNode }) {
+  return (
+    <>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="app-header">
+        <div className="app-header__inner">
+          <Link href="/" className="brand">
+            Tollgate
+          </Link>
+          <nav className="nav" aria-label="Main">
+            {NAV.map((item) => (
+              <NavLink key={item.href} href={item.href}>
+                {item.label}
+              </NavLink>
+            ))}
+          </nav>
+          <div className="user-menu">
+            <span className="user-menu__email">{me.email ?? (me.kind === 'root_key' ? 'Root key' : me.id)}</span>
+            <span className="badge">{me.role}</span>
+            <SignOutButton />
+          </div>
+        </div>
+      </header>
+      <main id="main" className="main" tabIndex={-1}>
+        {children}
+      </main>
+    </>
+  );
+}

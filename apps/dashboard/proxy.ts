@@ -1,0 +1,21 @@
+import { NextResponse, type NextRequest } from 'next/server';
+import { apiUrl } from './lib/config';
+
+/**
+ * Same-origin proxy to the API: `/api/:path*` -> `${API_URL}/:path*`.
+ *
+ * The browser only ever talks to the dashboard origin, so the API's HttpOnly session cookie
+ * (set on POST /v1/auth/login) lands on this origin and is sent back on every `/api/*` call.
+ * This lives here rather than in `next.config.ts` `rewrites()` because config rewrites are
+ * frozen into `.next/routes-manifest.json` at build time (and Nx caches builds), whereas
+ * Proxy runs per request and so honours the `API_URL` the server was started with.
+ */
+export function proxy(request: NextRequest) {
+  const { pathname, search } = request.nextUrl;
+  const target = new URL(`${apiUrl()}${pathname.slice('/api'.length) || '/'}${search}`);
+  return NextResponse.rewrite(target);
+}
+
+export const config = {
+  matcher: '/api/:path*',
+};

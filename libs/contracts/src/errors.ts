@@ -1,0 +1,41 @@
+import { z } from 'zod';
+
+/** Every machine-readable error code the API can answer with. */
+export const ERROR_CODES = [
+  'VALIDATION_FAILED',
+  'MALFORMED_JSON',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'CONFLICT',
+  'RATE_LIMITED',
+  'QUOTA_EXCEEDED',
+  'KEY_DISABLED',
+  'KEY_EXPIRED',
+  'STORE_UNAVAILABLE',
+  'SERVICE_UNAVAILABLE',
+  'INTERNAL',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export const ProblemSchema = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string(),
+  code: z.enum(ERROR_CODES),
+  requestId: z.string(),
+  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
+export type Problem = z.infer<typeof ProblemSchema>;
+export type FieldError = { path: string; message: string };
+
+/** Turns zod issues into the contract's `errors` list, naming each field by a dotted path. */
+export function fieldErrors(error: z.ZodError): FieldError[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.length ? issue.path.map(String).join('.') : '(root)',
+    message: issue.code === 'unrecognized_keys' ? `unknown field(s): ${issue.keys.join(', ')}` : issue.message,
+  }));
+}

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { LimitInputSchema, LimitListSchema } from './limits';
+
+export const KEY_PREFIX_PATTERN = /^[a-z0-9]{1,8}$/;
+export const MAX_META_BYTES = 4096;
+export const MAX_GRACE_PERIOD_MS = 2_592_000_000;
+
+const MetaSchema = z
+  .record(z.string(), z.unknown())
+  .refine((meta) => Buffer.byteLength(JSON.stringify(meta), 'utf8') <= MAX_META_BYTES, `must be at most ${MAX_META_BYTES} bytes as JSON`);
+
+const IsoDateSchema = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' });
+
+export const KeyInputSchema = z.strictObject({
+  name: z.string().trim().min(1).max(128),
+  planId: z.string().min(1).max(64),
+  ownerId: z.string().min(1).max(128).optional(),
+  prefix: z.string().regex(KEY_PREFIX_PATTERN, 'must match /^[a-z0-9]{1,8}$/').optional(),
+  expiresAt: IsoDateSchema.optional(),
+  meta: MetaSchema.optional(),
+  limits: LimitListSchema.optional(),
+});
+export type KeyInput = z.input<typeof KeyInputSchema>;
+
+export const KeyPatchSchema = z.strictObject({
+  name: z.string().trim().min(1).max(128).optional(),
+  enabled: z.boolean().optional(),
+  expiresAt: IsoDateSchema.nullable().optional(),
+  meta: MetaSchema.nullable().optional(),
+  planId: z.string().min(1).max(64).optional(),
+  ownerId: z.string().min(1).max(128).nullable().optional(),
+  limits: LimitListSchema.optional(),
+});
+export type KeyPatch = z.input<typeof KeyPatchSchema>;
+
+export const RotateKeyInputSchema = z.strictObject({
+  gracePeriodMs: z.number().int().min(0).max(MAX_GRACE_PERIOD_MS).optional(),
+});
+
+export const ListKeysQuerySchema = z.strictObject({
+  planId: z.string().min(1).max(64).optional(),
+  ownerId: z.string().min(1).max(128).optional(),
+  q: z.string().min(1).max(128).optional(),
+  enabled: z.enum(['true', 'false']).transform((value) => value === 'true').optional(),
+  cursor: z.string().min(1).max(256).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+});
+
+export const KeySchema = z.object({
+  id: z.string(),
+  start: z.string(),
+  name: z.string(),
+  planId: z.string(),
+  ownerId: z.string().nullable(),
+  enabled: z.boolean(),
+  expiresAt: z.string().nullable(),
+  meta: z.record(z.string(), z.unknown()).nullable(),
+  limits: z.array(LimitInputSchema.required({ scope: true })),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  lastUsedAt: z.string().nullable(),
+});
+export type Key = z.infer<typeof KeySchema>;
+export const KeyWithSecretSchema = KeySchema.extend({ key: z.string() });
+export type KeyWithSecret = z.infer<typeof KeyWithSecretSchema>;
+
+export const VerifyInputSchema = z.strictObject({
+  key: z.string().min(1).max(256),
+  cost: z.number().int().min(1).max(1000).optional(),
+});
+export type VerifyInput = z.input<typeof VerifyInputSchema>;
+
+export const VERIFICATION_CODES = ['VALID', 'NOT_FOUND', 'DISABLED', 'EXPIRED', 'RATE_LIMITED', 'QUOTA_EXCEEDED'] as const;
+export type VerificationCode = (typeof VERIFICATION_CODES)[number];
+
+export const VerificationSchema = z.object({
+  valid: z.boolean(),
+  code: z.enum(VERIFICATION_CODES),
+  keyId: z.string().optional(),
+  ownerId: z.string().nullable().optional(),
+  planId: z.string().optional(),
+  limits: z.array(z.object({ name: z.string(), limit: z.number(), remaining: z.number(), resetMs: z.number() })),
+  quota: z.object({ limit: z.number(), remaining: z.number(), resetAt: z.string() }).optional(),
+  retryAfterMs: z.number().optional(),
+});
+export type Verification = z.infer<typeof VerificationSchema>;

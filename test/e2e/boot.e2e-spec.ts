@@ -1,0 +1,94 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { Client } from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { describeSeed, seed } from '../../prisma/seed';
+import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../support/database';
+
+const ROOT = path.resolve(__dirname, '../..');
+const API_MAIN = path.join(ROOT, 'apps/api/dist/main.js');
+
+function runApi(env: Record<string, string>) {
+  return spawnSync(process.execPath, [API_MAIN], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 20_000 });
+}
+
+describe('boot failures are one clear line and exit 1', () => {
+  it('names an unreachable Postgres URL and how to start it', () => {
+    const result = runApi({ DATABASE_URL: 'postgresql://postgres:hunter2@127.0.0.1:1/tollgate' });
+    expect(result.status).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('Cannot reach Postgres at postgresql://postgres:***@127.0.0.1:1/tollgate');
+    expect(lines[0]).toContain('docker compose up -d postgres redis');
+    expect(result.stderr).not.toContain('hunter2');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('names an unreachable Redis URL', () => {
+    const result = runApi({ REDIS_URL: 'redis://127.0.0.1:1' });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain('Cannot reach Redis at redis://127.0.0.1:1');
+  });
+
+  it('names an invalid variable', () => {
+    const result = runApi({ PORT: 'eighty' });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim()).toMatch(/^tollgate: Invalid environment: PORT: /);
+  });
+});
+
+describe('npm run db:migrate', () => {
+  const databases: TestDatabase[] = [];
+  afterAll(async () => {
+    for (const db of databases) await db.drop();
+  });
+
+  it('creates every table on an empty database, and is a no-op the second time', async () => {
+    const db = await createEmptyDatabase();
+    databases.push(db);
+    const run = () => spawnSync('npm', ['run', '--silent', 'db:migrate'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: db.url }, encoding: 'utf8', timeout: 60_000 });
+    const first = run();
+    expect(first.status, first.stderr).toBe(0);
+    const client = new Client({ connectionString: db.url });
+    await client.connect();
+    const { rows } = await client.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
+    await client.end();
+    expect(rows.map((row) => row.tablename)).toEqual([
+      'AdminSession', 'AdminUser', 'ApiKey', 'AuditLog', 'Plan', 'PlanLimit', 'RootKey', 'UsageFlush', 'UsageRollup', 'Webhook', 'WebhookDelivery', '_prisma_migrations',
+    ]);
+    const second = run();
+    expect(second.status).toBe(0);
+    expect(second.stdout).toContain('No pending migrations');
+  }, 90_000);
+});
+
+describe('npm run db:seed', () => {
+  let db: TestDatabase;
+  afterAll(async () => db?.drop());
+
+  it('creates the demo plan, key and admin once, storing only hashes', async () => {
+    db = await createTestDatabase();
+    const first = await seed(db.url, {});
+    expect(first.demoKey).toMatch(/^tg_[1-9A-HJ-NP-Za-km-z]{30,34}$/);
+    expect(first.adminPassword).toBeDefined();
+    const second = await seed(db.url, {});
+    expect(second.demoKey).toBeUndefined();
+    expect(second.adminPassword).toBeUndefined();
+    expect(second.demoKeyId).toBe(first.demoKeyId);
+    expect(describeSeed(second).join('\n')).not.toContain(first.demoKey);
+
+    const client = new Client({ connectionString: db.url });
+    await client.connect();
+    const plans = await client.query('SELECT name FROM "Plan" ORDER BY name');
+    expect(plans.rows.map((row) => row.name)).toEqual(['free', 'pro']);
+    const keys = await client.query('SELECT hash, start FROM "ApiKey"');
+    expect(keys.rowCount).toBe(1);
+    expect(keys.rows[0].hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(keys.rows[0].start).toBe(first.demoKey!.slice(0, 8));
+    const dump = JSON.stringify((await client.query('SELECT * FROM "ApiKey"')).rows) + JSON.stringify((await client.query('SELECT * FROM "AdminUser"')).rows);
+    expect(dump).not.toContain(first.demoKey);
+    expect(dump).not.toContain(first.adminPassword);
+    await client.end();
+  });
+});

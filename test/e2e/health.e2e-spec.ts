@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/app';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+
+describe('GET /health and the problem+json envelope', () => {
+  let db: TestDatabase;
+  let api: TestApp;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    api = await startTestApp(db.url);
+  });
+  afterAll(async () => {
+    await api?.close();
+    await db?.drop();
+  });
+
+  it('answers 200 with both stores up', async () => {
+    const response = await fetch(`${api.url}/health`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ok', postgres: 'up', redis: 'up' });
+  });
+
+  it('answers unknown routes with a 404 problem carrying the request id', async () => {
+    const response = await fetch(`${api.url}/v1/nothing-here`, { headers: { 'x-request-id': 'req-test-1' } });
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toContain('application/problem+json');
+    expect(response.headers.get('x-request-id')).toBe('req-test-1');
+    const body: any = await response.json();
+    expect(body).toMatchObject({ status: 404, code: 'NOT_FOUND', title: 'Not Found', requestId: 'req-test-1' });
+    expect(body.type).toMatch(/^https:\/\//);
+  });
+
+  it('logs every request line with its request id', async () => {
+    await fetch(`${api.url}/health`, { headers: { 'x-request-id': 'req-log-check' } });
+    const lines = api.logs.map((line) => JSON.parse(line)).filter((line) => line.reqId === 'req-log-check');
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('serves the OpenAPI document and its UI', async () => {
+    const spec: any = await fetch(`${api.url}/docs-json`).then((r) => r.json());
+    expect(spec.openapi).toBe('3.1.0');
+    expect(spec.paths['/health'].get).toBeDefined();
+    const page = await fetch(`${api.url}/docs`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('swagger-ui-bundle.js');
+    const asset = await fetch(`${api.url}/docs/assets/swagger-ui-bundle.js`);
+    expect(asset.status).toBe(200);
+  });
+});

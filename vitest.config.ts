@@ -1,0 +1,54 @@
+import path from 'node:path';
+import swc from 'unplugin-swc';
+import { defineConfig } from 'vitest/config';
+
+// Workspace packages resolve to their TypeScript source in tests, so no build is needed first.
+const alias = {
+  '@tollgate/rate-limit': path.resolve(__dirname, 'libs/rate-limit/src/index.ts'),
+  '@tollgate/contracts': path.resolve(__dirname, 'libs/contracts/src/index.ts'),
+  '@tollgate/nest-guard': path.resolve(__dirname, 'libs/nest-guard/src/index.ts'),
+};
+
+// esbuild drops emitDecoratorMetadata, which leaves Nest's constructor injection undefined: SWC keeps it.
+const plugins = [swc.vite({ module: { type: 'es6' } })];
+
+export default defineConfig({
+  plugins,
+  resolve: { alias },
+  test: {
+    reporters: ['default'],
+    projects: [
+      {
+        plugins,
+        resolve: { alias },
+        test: {
+          name: 'unit',
+          include: ['libs/*/src/**/*.spec.ts', 'apps/api/src/**/*.spec.ts'],
+        },
+      },
+      {
+        plugins,
+        resolve: { alias },
+        test: {
+          name: 'integration',
+          include: ['libs/*/src/**/*.integration-spec.ts', 'apps/api/src/**/*.integration-spec.ts', 'test/e2e/**/*.e2e-spec.ts'],
+          globalSetup: ['test/support/global-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        plugins,
+        resolve: { alias },
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.browser-spec.ts'],
+          globalSetup: ['test/support/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
