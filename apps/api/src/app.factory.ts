@@ -35,6 +35,8 @@ export async function createApp(env: Env, options: CreateAppOptions = {}): Promi
   fastify.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', String(request.id));
   });
+  // The API speaks JSON only: any other body type is a 415 rather than a confusing 400.
+  fastify.removeContentTypeParser('text/plain');
   app.useGlobalFilters(new ProblemFilter());
   app.enableShutdownHooks();
   return app;

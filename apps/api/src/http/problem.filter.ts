@@ -37,23 +37,31 @@ export function toProblemResponse(exception: unknown, requestId: string) {
     const response = exception.getResponse();
     const message = typeof response === 'string' ? response : ((response as { message?: unknown }).message ?? exception.message);
     const detail = Array.isArray(message) ? message.join('; ') : String(message);
+    // Nest re-wraps Fastify's body-parsing errors as plain HttpExceptions: recognise them here.
+    if (status === 413 || status === 415 || (status === 400 && /JSON/.test(detail))) {
+      return bodyProblem(status, detail, requestId);
+    }
     return { status, headers: undefined, body: problem(status, CODE_BY_STATUS[status] ?? (status >= 500 ? 'INTERNAL' : 'VALIDATION_FAILED'), detail, requestId) };
   }
   const fastifyError = exception as FastifyLikeError;
   if (fastifyError && typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
     const status = fastifyError.statusCode;
-    if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return { status: 413, headers: undefined, body: problem(413, 'PAYLOAD_TOO_LARGE', 'The request body is larger than 64 KiB.', requestId, [{ path: '(body)', message: 'larger than 65536 bytes' }]) };
-    }
-    if (fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return { status: 415, headers: undefined, body: problem(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.', requestId, [{ path: '(body)', message: 'content-type must be application/json' }]) };
-    }
-    if (status === 400 && (fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || fastifyError instanceof SyntaxError || /JSON/i.test(fastifyError.message ?? ''))) {
-      return { status: 400, headers: undefined, body: problem(400, 'MALFORMED_JSON', 'The request body is not valid JSON.', requestId, [{ path: '(body)', message: fastifyError.message ?? 'invalid JSON' }]) };
+    if (status === 413 || status === 415 || (status === 400 && /JSON/.test(fastifyError.message ?? ''))) {
+      return bodyProblem(status, fastifyError.message ?? '', requestId);
     }
     return { status, headers: undefined, body: problem(status, CODE_BY_STATUS[status] ?? 'VALIDATION_FAILED', fastifyError.message ?? 'Bad request.', requestId) };
   }
   return { status: 500, headers: undefined, body: problem(500, 'INTERNAL', 'Something went wrong on our side. Quote the request id when reporting it.', requestId) };
+}
+
+function bodyProblem(status: number, message: string, requestId: string) {
+  if (status === 413) {
+    return { status, headers: undefined, body: problem(413, 'PAYLOAD_TOO_LARGE', 'The request body is larger than 64 KiB.', requestId, [{ path: '(body)', message: 'larger than 65536 bytes' }]) };
+  }
+  if (status === 415) {
+    return { status, headers: undefined, body: problem(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.', requestId, [{ path: '(body)', message: 'content-type must be application/json' }]) };
+  }
+  return { status: 400, headers: undefined, body: problem(400, 'MALFORMED_JSON', 'The request body is not valid JSON.', requestId, [{ path: '(body)', message: message || 'invalid JSON' }]) };
 }
 
 @Catch()

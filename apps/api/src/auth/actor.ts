@@ -1,0 +1,21 @@
+import type { Role } from '@tollgate/contracts';
+
+/** Who is calling the admin API: a root key or a dashboard user. Written into every audit row. */
+export interface Actor {
+  kind: 'root_key' | 'admin_user';
+  id: string;
+  role: Role;
+  email?: string;
+  /** Session id, for logout. */
+  sessionId?: string;
+}
+
+export function actorLabel(actor: Actor): string {
+  return actor.kind === 'root_key' ? `root_key:${actor.id}` : `admin:${actor.id}`;
+}
+
+/** What repositories need to write an audit row in the same transaction as the change. */
+export interface AuditContext {
+  actor: string;
+  requestId: string;
+}

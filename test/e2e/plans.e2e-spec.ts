@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { burstLimit, startAdminHarness, sustainedLimit, type AdminHarness } from '../support/admin';
+import { http } from '../support/http';
+
+describe('/v1/plans', () => {
+  let h: AdminHarness;
+  beforeAll(async () => {
+    h = await startAdminHarness();
+  });
+  afterAll(async () => h?.close());
+
+  it('POST creates a plan (201) with defaults filled in', async () => {
+    const res = await h.call('POST', '/v1/plans', { name: 'free', limits: [burstLimit, sustainedLimit], quota: { limit: 1000, period: 'month' } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      name: 'free',
+      failMode: 'closed',
+      keyCount: 0,
+      quota: { limit: 1000, period: 'month', resetDay: 1 },
+      limits: [
+        { ...burstLimit, scope: 'key', shaping: false },
+        { ...sustainedLimit, scope: 'key', shaping: false },
+      ],
+    });
+    expect(res.body.id).toMatch(/^plan_/);
+  });
+
+  it('POST answers 409 for a duplicate name, naming the field', async () => {
+    await h.call('POST', '/v1/plans', { name: 'dup' });
+    const res = await h.call('POST', '/v1/plans', { name: 'dup' });
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ code: 'CONFLICT', errors: [{ path: 'name' }] });
+  });
+
+  it('POST answers 400 naming each bad field: unknown fields, wrong types, out-of-range numbers, duplicates', async () => {
+    const res = await h.call('POST', '/v1/plans', {
+      name: '',
+      extra: true,
+      limits: [
+        { ...burstLimit, limit: 0 },
+        { ...burstLimit, windowMs: 'soon' },
+        { ...sustainedLimit, algorithm: 'magic' },
+      ],
+      quota: { limit: 10, period: 'day', resetDay: 3 },
+    });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    const paths = res.body.errors.map((error: { path: string }) => error.path);
+    expect(paths).toEqual(expect.arrayContaining(['name', '(root)', 'limits.0.limit', 'limits.1.windowMs', 'limits.2.algorithm', 'quota.resetDay']));
+    const dupes = await h.call('POST', '/v1/plans', { name: 'x', limits: [burstLimit, burstLimit] });
+    expect(dupes.status).toBe(400);
+    expect(dupes.body.errors).toEqual([expect.objectContaining({ path: 'limits.1.name' })]);
+    const tooMany = await h.call('POST', '/v1/plans', { name: 'y', limits: Array.from({ length: 9 }, (_, i) => ({ ...burstLimit, name: `l${i}` })) });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.errors[0].path).toBe('limits');
+  });
+
+  it('answers malformed JSON with 400 and oversize bodies with 413, never 500', async () => {
+    const malformed = await http(`${h.api.url}/v1/plans`, { method: 'POST', token: h.rootKey, headers: { 'content-type': 'application/json' }, body: '{"name": ' });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body).toMatchObject({ code: 'MALFORMED_JSON', errors: [{ path: '(body)' }] });
+    const big = await http(`${h.api.url}/v1/plans`, { method: 'POST', token: h.rootKey, json: { name: 'big', description: 'x'.repeat(70 * 1024) } });
+    expect(big.status).toBe(413);
+    expect(big.body).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+    const wrongType = await http(`${h.api.url}/v1/plans`, { method: 'POST', token: h.rootKey, headers: { 'content-type': 'text/plain' }, body: 'name=free' });
+    expect(wrongType.status).toBe(415);
+    const notObject = await h.call('POST', '/v1/plans', [1, 2]);
+    expect(notObject.status).toBe(400);
+  });
+
+  it('GET lists and gets plans; unknown ids are 404', async () => {
+    const list = await h.call('GET', '/v1/plans');
+    expect(list.status).toBe(200);
+    expect(list.body.items.map((plan: { name: string }) => plan.name)).toEqual(expect.arrayContaining(['free', 'dup']));
+    const id = list.body.items[0].id;
+    expect((await h.call('GET', `/v1/plans/${id}`)).body.id).toBe(id);
+    expect((await h.call('GET', '/v1/plans/plan_nope')).status).toBe(404);
+    expect((await h.call('GET', `/v1/plans/${'%00'.repeat(3)}`)).status).toBe(404);
+  });
+
+  it('PATCH changes limits, bumps the version and audits before/after', async () => {
+    const created = await h.call('POST', '/v1/plans', { name: 'patchme', limits: [burstLimit] });
+    const res = await h.call('PATCH', `/v1/plans/${created.body.id}`, { limits: [{ ...burstLimit, limit: 50, burst: 50 }], failMode: 'open', quota: null });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ version: 2, failMode: 'open', quota: null, limits: [{ name: 'burst', limit: 50, burst: 50 }] });
+    const audit = await h.call('GET', `/v1/audit?targetId=${created.body.id}`);
+    expect(audit.body.items.map((entry: { action: string }) => entry.action)).toEqual(['plan.update', 'plan.create']);
+    expect(audit.body.items[0].before.limits[0].limit).toBe(5);
+    expect(audit.body.items[0].after.limits[0].limit).toBe(50);
+    expect(audit.body.items[0].actor).toMatch(/^root_key:root_/);
+    expect((await h.call('PATCH', '/v1/plans/plan_nope', { name: 'x' })).status).toBe(404);
+    expect((await h.call('PATCH', `/v1/plans/${created.body.id}`, { limits: 'none' })).status).toBe(400);
+    expect((await h.call('PATCH', `/v1/plans/${created.body.id}`, { name: 'dup' })).status).toBe(409);
+  });
+
+  it('DELETE is 409 while keys use the plan, 204 after, 404 again', async () => {
+    const plan = await h.call('POST', '/v1/plans', { name: 'deleteme', limits: [burstLimit] });
+    const key = await h.call('POST', '/v1/keys', { name: 'k', planId: plan.body.id });
+    expect(key.status).toBe(201);
+    const refused = await h.call('DELETE', `/v1/plans/${plan.body.id}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toContain('1 key');
+    expect((await h.call('DELETE', `/v1/keys/${key.body.id}`)).status).toBe(204);
+    expect((await h.call('DELETE', `/v1/plans/${plan.body.id}`)).status).toBe(204);
+    expect((await h.call('DELETE', `/v1/plans/${plan.body.id}`)).status).toBe(404);
+  });
+
+  it('answers 401 without a credential and with a wrong root key', async () => {
+    expect((await http(`${h.api.url}/v1/plans`)).status).toBe(401);
+    const wrong = await http(`${h.api.url}/v1/plans`, { token: 'tgr_notARealKey' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.code).toBe('UNAUTHORIZED');
+  });
+});
