@@ -48,3 +48,20 @@ describe('GET /health and the problem+json envelope', () => {
     expect(asset.status).toBe(200);
   });
 });
+
+describe('the committed OpenAPI document', () => {
+  it('is exactly what the API serves (run `npm run openapi` after changing the contract)', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const path = await import('node:path');
+    const committed = JSON.parse(await readFile(path.resolve(__dirname, '../../openapi.json'), 'utf8'));
+    const db = await createTestDatabase();
+    const api = await startTestApp(db.url);
+    try {
+      const served = await fetch(`${api.url}/docs-json`).then((r) => r.json());
+      expect(served).toEqual(committed);
+    } finally {
+      await api.close();
+      await db.drop();
+    }
+  });
+});

@@ -25,7 +25,8 @@ export async function createApp(env: Env, options: CreateAppOptions = {}): Promi
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
     },
-    trustProxy: true,
+    // Client IPs (per-IP login limits) come from X-Forwarded-For only when a local or private proxy sent it.
+    trustProxy: ['loopback', 'linklocal', 'uniquelocal'],
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(env), adapter, {
     logger: new PinoNestLogger(logger),

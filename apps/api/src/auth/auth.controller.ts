@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Req, Res, UseGuards } from '@nestjs/common';
-import { Throttle, ThrottlerGuard } from '@nestjs/throttler';
+import { Throttle } from '@nestjs/throttler';
 import { LoginInputSchema, type Me } from '@tollgate/contracts';
 import type { FastifyReply } from 'fastify';
 import type { z } from 'zod';
@@ -10,6 +10,7 @@ import { CurrentActor, type AdminRequest } from './actor.decorator';
 import { AuthRepository } from './auth.repository';
 import { AuthService } from './auth.service';
 import { clearedSessionCookie, readCookie, SESSION_COOKIE, sessionCookie } from './cookies';
+import { LoginThrottlerGuard } from './login-throttler.guard';
 import { Public } from './public.decorator';
 
 export const LOGIN_ATTEMPTS_PER_MINUTE = 10;
@@ -25,7 +26,7 @@ export class AuthController {
   @Public()
   @Post('login')
   @HttpCode(204)
-  @UseGuards(ThrottlerGuard)
+  @UseGuards(LoginThrottlerGuard)
   @Throttle({ login: { limit: LOGIN_ATTEMPTS_PER_MINUTE, ttl: 60_000 } })
   async login(@Body(new ZodValidationPipe(LoginInputSchema)) body: z.output<typeof LoginInputSchema>, @Req() request: AdminRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const token = await this.auth.login(body.email, body.password);

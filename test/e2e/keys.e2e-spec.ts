@@ -1,0 +1,143 @@
+import { Client } from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { burstLimit, startAdminHarness, sustainedLimit, type AdminHarness } from '../support/admin';
+
+const SECRET_PATTERN = /^tg_[1-9A-HJ-NP-Za-km-z]{30,34}$/;
+
+describe('/v1/keys', () => {
+  let h: AdminHarness;
+  let planId: string;
+  let otherPlanId: string;
+  const secrets: string[] = [];
+
+  beforeAll(async () => {
+    h = await startAdminHarness();
+    planId = (await h.call('POST', '/v1/plans', { name: 'free', limits: [burstLimit, sustainedLimit] })).body.id;
+    otherPlanId = (await h.call('POST', '/v1/plans', { name: 'pro', limits: [{ ...burstLimit, limit: 100, burst: 100 }] })).body.id;
+  });
+  afterAll(async () => h?.close());
+
+  it('POST issues a key (201): secret shown once, prefix honoured, only its hash stored', async () => {
+    const res = await h.call('POST', '/v1/keys', { name: 'Acme prod', planId, ownerId: 'acme', meta: { tier: 'gold' }, limits: [{ ...burstLimit, limit: 20, burst: 20 }] });
+    expect(res.status).toBe(201);
+    expect(res.body.key).toMatch(SECRET_PATTERN);
+    secrets.push(res.body.key);
+    expect(res.body).toMatchObject({ name: 'Acme prod', planId, ownerId: 'acme', enabled: true, expiresAt: null, meta: { tier: 'gold' }, start: res.body.key.slice(0, 8), lastUsedAt: null });
+    expect(res.body.limits).toEqual([{ ...burstLimit, limit: 20, burst: 20, scope: 'key' }]);
+
+    const custom = await h.call('POST', '/v1/keys', { name: 'custom', planId, prefix: 'acme1' });
+    expect(custom.body.key).toMatch(/^acme1_/);
+    secrets.push(custom.body.key);
+
+    const again = await h.call('GET', `/v1/keys/${res.body.id}`);
+    expect(again.status).toBe(200);
+    expect(again.body.key).toBeUndefined();
+  });
+
+  it('POST answers 400 naming bad fields and 404 naming a missing plan', async () => {
+    const bad = await h.call('POST', '/v1/keys', { name: 'x', planId, prefix: 'Has_Caps', expiresAt: 'tomorrow', meta: { blob: 'x'.repeat(5000) }, color: 'red' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors.map((e: { path: string }) => e.path)).toEqual(expect.arrayContaining(['prefix', 'expiresAt', 'meta', '(root)']));
+    const past = await h.call('POST', '/v1/keys', { name: 'x', planId, expiresAt: '2001-01-01T00:00:00Z' });
+    expect(past.status).toBe(400);
+    expect(past.body.errors).toEqual([{ path: 'expiresAt', message: 'must be in the future' }]);
+    const missingPlan = await h.call('POST', '/v1/keys', { name: 'x', planId: 'plan_missing' });
+    expect(missingPlan.status).toBe(404);
+    expect(missingPlan.body.errors).toEqual([{ path: 'planId', message: 'no plan with this id' }]);
+    const noName = await h.call('POST', '/v1/keys', { planId });
+    expect(noName.status).toBe(400);
+    expect(noName.body.errors[0].path).toBe('name');
+  });
+
+  it('GET lists with filters and cursor pagination through every key exactly once', async () => {
+    for (let i = 0; i < 7; i += 1) {
+      const res = await h.call('POST', '/v1/keys', { name: `bulk-${i}`, planId: i % 2 ? otherPlanId : planId, ownerId: i < 3 ? 'globex' : undefined });
+      secrets.push(res.body.key);
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: any = await h.call('GET', `/v1/keys?limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.status).toBe(200);
+      expect(page.body.items.length).toBeLessThanOrEqual(3);
+      seen.push(...page.body.items.map((key: { id: string }) => key.id));
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    expect(seen).toHaveLength(9);
+    expect(new Set(seen).size).toBe(9);
+
+    const byPlan = await h.call('GET', `/v1/keys?planId=${otherPlanId}`);
+    expect(byPlan.body.items).toHaveLength(3);
+    const byOwner = await h.call('GET', '/v1/keys?ownerId=globex');
+    expect(byOwner.body.items).toHaveLength(3);
+    const search = await h.call('GET', '/v1/keys?q=ACME');
+    expect(search.body.items.map((key: { name: string }) => key.name)).toEqual(['Acme prod']);
+
+    expect((await h.call('GET', '/v1/keys?limit=0')).body.errors[0].path).toBe('query.limit');
+    expect((await h.call('GET', '/v1/keys?limit=101')).status).toBe(400);
+    expect((await h.call('GET', '/v1/keys?cursor=garbage')).body.errors[0].path).toBe('query.cursor');
+    expect((await h.call('GET', '/v1/keys?color=red')).status).toBe(400);
+  });
+
+  it('PATCH changes name, enabled, expiry, meta, plan, owner and overrides; audits before/after', async () => {
+    const created = await h.call('POST', '/v1/keys', { name: 'patch me', planId });
+    const id = created.body.id;
+    const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+    const res = await h.call('PATCH', `/v1/keys/${id}`, { name: 'patched', enabled: false, expiresAt, meta: { a: 1 }, planId: otherPlanId, ownerId: 'initech', limits: [sustainedLimit] });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ name: 'patched', enabled: false, expiresAt, meta: { a: 1 }, planId: otherPlanId, ownerId: 'initech', limits: [{ ...sustainedLimit, scope: 'key' }] });
+    const cleared = await h.call('PATCH', `/v1/keys/${id}`, { expiresAt: null, meta: null, ownerId: null });
+    expect(cleared.body).toMatchObject({ expiresAt: null, meta: null, ownerId: null });
+    expect((await h.call('PATCH', `/v1/keys/${id}`, { planId: 'plan_missing' })).status).toBe(404);
+    expect((await h.call('PATCH', `/v1/keys/${id}`, { enabled: 'yes' })).body.errors[0].path).toBe('enabled');
+    expect((await h.call('PATCH', '/v1/keys/key_missing', { name: 'x' })).status).toBe(404);
+    const audit = await h.call('GET', `/v1/audit?targetId=${id}`);
+    expect(audit.body.items.map((entry: { action: string }) => entry.action)).toEqual(['key.update', 'key.update', 'key.create']);
+    expect(audit.body.items[1].before.name).toBe('patch me');
+    expect(audit.body.items[1].after.name).toBe('patched');
+  });
+
+  it('POST /rotate issues a successor (201); the old secret verifies until the grace ends, then EXPIRED', async () => {
+    const created = await h.call('POST', '/v1/keys', { name: 'rotating', planId });
+    const rotated = await h.call('POST', `/v1/keys/${created.body.id}/rotate`, { gracePeriodMs: 1500 });
+    expect(rotated.status).toBe(201);
+    expect(rotated.body.key).toMatch(SECRET_PATTERN);
+    expect(rotated.body.id).not.toBe(created.body.id);
+    expect(rotated.body.name).toBe('rotating');
+    secrets.push(created.body.key, rotated.body.key);
+
+    expect((await h.call('POST', '/v1/keys/verify', { key: created.body.key })).body).toMatchObject({ valid: true, code: 'VALID', keyId: created.body.id });
+    expect((await h.call('POST', '/v1/keys/verify', { key: rotated.body.key })).body).toMatchObject({ valid: true, keyId: rotated.body.id });
+    await new Promise((resolve) => setTimeout(resolve, 1700));
+    expect((await h.call('POST', '/v1/keys/verify', { key: created.body.key })).body).toMatchObject({ valid: false, code: 'EXPIRED' });
+    expect((await h.call('POST', '/v1/keys/verify', { key: rotated.body.key })).body.valid).toBe(true);
+
+    expect((await h.call('POST', `/v1/keys/${created.body.id}/rotate`, {})).status).toBe(409);
+    expect((await h.call('POST', `/v1/keys/${rotated.body.id}/rotate`, { gracePeriodMs: 2_592_000_001 })).body.errors[0].path).toBe('gracePeriodMs');
+    expect((await h.call('POST', '/v1/keys/key_missing/rotate', {})).status).toBe(404);
+  });
+
+  it('DELETE revokes (204): the secret then verifies NOT_FOUND and the key is 404', async () => {
+    const created = await h.call('POST', '/v1/keys', { name: 'doomed', planId });
+    secrets.push(created.body.key);
+    expect((await h.call('POST', '/v1/keys/verify', { key: created.body.key })).body.valid).toBe(true);
+    expect((await h.call('DELETE', `/v1/keys/${created.body.id}`)).status).toBe(204);
+    expect((await h.call('POST', '/v1/keys/verify', { key: created.body.key })).body).toMatchObject({ valid: false, code: 'NOT_FOUND' });
+    expect((await h.call('GET', `/v1/keys/${created.body.id}`)).status).toBe(404);
+    expect((await h.call('DELETE', `/v1/keys/${created.body.id}`)).status).toBe(404);
+  });
+
+  it('no plaintext secret appears in the database or in the logs', async () => {
+    const client = new Client({ connectionString: h.db.url });
+    await client.connect();
+    const tables = ['ApiKey', 'RootKey', 'AdminUser', 'AdminSession', 'AuditLog', 'Plan', 'PlanLimit'];
+    let dump = '';
+    for (const table of tables) dump += JSON.stringify((await client.query(`SELECT * FROM "${table}"`)).rows);
+    await client.end();
+    expect(secrets.length).toBeGreaterThan(10);
+    for (const secret of [...secrets, h.rootKey, h.adminPassword]) {
+      expect(dump).not.toContain(secret);
+      expect(h.api.logs.join('\n')).not.toContain(secret);
+    }
+  });
+});
