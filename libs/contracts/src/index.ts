@@ -6,3 +6,4 @@ export * from './auth';
 export * from './audit';
 export * from './health';
 export * from './openapi';
+export * from './usage';

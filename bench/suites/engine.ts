@@ -1,0 +1,170 @@
+// The rate-limit engine: in-memory decisions/s per algorithm, Redis decisions/s and server CPU
+// per decision for a 2-limit check, against rate-limiter-flexible doing the same two limits in
+// the same run, and bytes of Redis state per key.
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import Redis from 'ioredis';
+import { RateLimiterRedis, RateLimiterUnion } from 'rate-limiter-flexible';
+import {
+  limitStateKey,
+  meterBucketKey,
+  quotaKey,
+  RedisStore,
+  validateLimitParams,
+  type Algorithm,
+  type LimitCheck,
+} from '../../libs/rate-limit/src/index';
+
+export const name = 'engine';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const ALGORITHMS: Algorithm[] = ['token_bucket', 'leaky_bucket', 'fixed_window', 'sliding_log', 'sliding_window', 'gcra'];
+const camel = (a: Algorithm) => a.replace(/_(\w)/g, (_, c: string) => c.toUpperCase()).replace(/^\w/, (c) => c.toUpperCase());
+
+/** Runs bench/engine-pure-loop.ts in a child process: one fresh isolate per measurement. */
+function isolatedOpsPerSec(target: Algorithm | 'store', ms: number): number {
+  const out = execFileSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', 'engine-pure-loop.ts'), target, String(ms)], { encoding: 'utf8' });
+  return Number(out.trim());
+}
+
+async function commandStats(redis: Redis): Promise<Record<string, { calls: number; usec: number }>> {
+  const info = await redis.info('commandstats');
+  const out: Record<string, { calls: number; usec: number }> = {};
+  for (const line of info.split('\n')) {
+    const m = /^cmdstat_(\w+):calls=(\d+),usec=(\d+)/.exec(line.trim());
+    if (m) out[m[1]] = { calls: Number(m[2]), usec: Number(m[3]) };
+  }
+  return out;
+}
+
+/** Runs `decide` with `inFlight` concurrent loops for `ms`; returns decisions, allowed and server usec. */
+async function drive(
+  admin: Redis,
+  inFlight: number,
+  ms: number,
+  decide: (i: number) => Promise<boolean>,
+): Promise<{ decisions: number; allowed: number; serverUsec: number; scriptCalls: number; elapsedMs: number }> {
+  await admin.config('RESETSTAT');
+  let decisions = 0;
+  let allowed = 0;
+  const began = performance.now();
+  const deadline = began + ms;
+  await Promise.all(
+    Array.from({ length: inFlight }, async (_, w) => {
+      let i = w;
+      while (performance.now() < deadline) {
+        if (await decide(i)) allowed++;
+        decisions++;
+        i += inFlight;
+      }
+    }),
+  );
+  const elapsedMs = performance.now() - began;
+  const stats = await commandStats(admin);
+  const script = stats.evalsha ?? { calls: 0, usec: 0 };
+  const evalFallback = stats.eval ?? { calls: 0, usec: 0 };
+  return { decisions, allowed, serverUsec: script.usec + evalFallback.usec, scriptCalls: script.calls + evalFallback.calls, elapsedMs };
+}
+
+async function scanDelete(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    if (keys.length > 0) await redis.unlink(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+}
+
+async function stateBytes(redis: Redis, prefix: string): Promise<Record<string, number>> {
+  const store = new RedisStore(redis, { prefix });
+  const out: Record<string, number> = {};
+  for (const algorithm of ALGORITHMS) {
+    const limits: LimitCheck[] = [{ name: 'l', identity: 'key:bytes', params: { algorithm, limit: 100, windowMs: 60_000 } }];
+    await store.check({ limits });
+    out[algorithm] = Number(await redis.memory('USAGE', limitStateKey(prefix, 'key:bytes', 'l', algorithm), 'SAMPLES', 0));
+    if (algorithm === 'sliding_log') {
+      for (let i = 1; i < 100; i++) await store.check({ limits });
+      out.sliding_log_100_entries = Number(await redis.memory('USAGE', limitStateKey(prefix, 'key:bytes', 'l', algorithm), 'SAMPLES', 0));
+    }
+  }
+  const res = await store.check({ limits: [], quota: { identity: 'key:bytes', limit: 1000, period: 'month' }, meter: { keyPrefix: 'usage:', member: 'key_bytes' } });
+  out.quota = Number(await redis.memory('USAGE', quotaKey(prefix, 'key:bytes'), 'SAMPLES', 0));
+  out.meter_bucket_one_field = Number(await redis.memory('USAGE', meterBucketKey(prefix, 'usage:', Math.floor(res.nowMs / 60_000) * 60_000), 'SAMPLES', 0));
+  return out;
+}
+
+export async function run({ quick }: { quick: boolean }): Promise<Record<string, unknown>> {
+  const pureMs = quick ? 1000 : 3000;
+  const redisMs = quick ? 5000 : 15_000;
+  const figures: Record<string, unknown> = {};
+
+  const pure: Record<string, number> = {};
+  for (const a of ALGORITHMS) {
+    pure[a] = isolatedOpsPerSec(a, pureMs);
+    figures[`memory${camel(a)}OpsPerSec`] = pure[a];
+  }
+  figures.memoryStoreTokenBucketOpsPerSec = isolatedOpsPerSec('store', pureMs);
+
+  const prefix = `tgbench:${process.pid}:`;
+  const admin = new Redis(REDIS_URL);
+  const inFlight = 128;
+  // Two client connections, as an API instance with a small pool would have; the same for both sides.
+  const clients = [new Redis(REDIS_URL), new Redis(REDIS_URL)];
+  try {
+    const keys = 10_000;
+    // Ours: one EVALSHA checks a burst token bucket and a sustained sliding window atomically.
+    const stores = clients.map((c) => new RedisStore(c, { prefix: `${prefix}ours:` }));
+    const burst = validateLimitParams({ algorithm: 'token_bucket', limit: 100, windowMs: 1000 });
+    const sustained = validateLimitParams({ algorithm: 'sliding_window', limit: 10_000, windowMs: 60_000 });
+    const limitSets: LimitCheck[][] = Array.from({ length: keys }, (_, i) => [
+      { name: 'burst', identity: `key:${i}`, params: burst },
+      { name: 'sustained', identity: `key:${i}`, params: sustained },
+    ]);
+    // Theirs: rate-limiter-flexible's RateLimiterRedis (fixed windows) for the same two limits,
+    // combined with its own RateLimiterUnion: two script calls per decision, not atomic together.
+    const unions = clients.map(
+      (c) =>
+        new RateLimiterUnion(
+          new RateLimiterRedis({ storeClient: c, keyPrefix: `${prefix}rlf:burst`, points: 100, duration: 1 }),
+          new RateLimiterRedis({ storeClient: c, keyPrefix: `${prefix}rlf:sustained`, points: 10_000, duration: 60 }),
+        ),
+    );
+    const ours = (i: number) => stores[i & 1].check({ limits: limitSets[i % keys] }).then((r) => r.allowed);
+    const theirs = (i: number) =>
+      unions[i & 1].consume(`key:${i % keys}`).then(
+        () => true,
+        () => false,
+      );
+
+    // Warm both (script load, connections, JIT), then alternate measured rounds so drift hits both.
+    await drive(admin, inFlight, 500, ours);
+    await drive(admin, inFlight, 500, theirs);
+    const rounds = quick ? 1 : 2;
+    const sum = { ours: { d: 0, a: 0, us: 0, ms: 0, calls: 0 }, theirs: { d: 0, a: 0, us: 0, ms: 0, calls: 0 } };
+    for (let r = 0; r < rounds; r++) {
+      const o = await drive(admin, inFlight, redisMs / rounds, ours);
+      const t = await drive(admin, inFlight, redisMs / rounds, theirs);
+      sum.ours = { d: sum.ours.d + o.decisions, a: sum.ours.a + o.allowed, us: sum.ours.us + o.serverUsec, ms: sum.ours.ms + o.elapsedMs, calls: sum.ours.calls + o.scriptCalls };
+      sum.theirs = { d: sum.theirs.d + t.decisions, a: sum.theirs.a + t.allowed, us: sum.theirs.us + t.serverUsec, ms: sum.theirs.ms + t.elapsedMs, calls: sum.theirs.calls + t.scriptCalls };
+    }
+    const oursPerSec = Math.round((sum.ours.d * 1000) / sum.ours.ms);
+    const theirsPerSec = Math.round((sum.theirs.d * 1000) / sum.theirs.ms);
+    figures.redisDecisionsPerSec = oursPerSec;
+    figures.redisUsPerDecision = Number((sum.ours.us / sum.ours.d).toFixed(2));
+    figures.rlfDecisionsPerSec = theirsPerSec;
+    figures.rlfUsPerDecision = Number((sum.theirs.us / sum.theirs.d).toFixed(2));
+    figures.vsRateLimiterFlexibleRatio = Number((oursPerSec / theirsPerSec).toFixed(2));
+    figures.redisInFlight = inFlight;
+    figures.redisAllowedShare = Number((sum.ours.a / sum.ours.d).toFixed(3));
+    figures.rlfAllowedShare = Number((sum.theirs.a / sum.theirs.d).toFixed(3));
+    figures.redisScriptCallsPerDecision = Number((sum.ours.calls / sum.ours.d).toFixed(2));
+    figures.rlfScriptCallsPerDecision = Number((sum.theirs.calls / sum.theirs.d).toFixed(2));
+    figures.redisStateBytes = await stateBytes(admin, `${prefix}bytes:`);
+    figures.pureDecisionsPerSec = pure;
+  } finally {
+    await scanDelete(admin, prefix);
+    for (const c of clients) c.disconnect();
+    admin.disconnect();
+  }
+  return figures;
+}

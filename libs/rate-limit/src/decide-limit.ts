@@ -1,0 +1,35 @@
+import { fixedWindow, type FixedWindowState } from './fixed-window';
+import { gcra, type GcraState } from './gcra';
+import { leakyBucket, type LeakyBucketState } from './leaky-bucket';
+import { slidingLog, type SlidingLogState } from './sliding-log';
+import { slidingWindow, type SlidingWindowState } from './sliding-window';
+import { tokenBucket, type TokenBucketState } from './token-bucket';
+import type { Decision, LimitParams } from './types';
+
+export type LimitState = TokenBucketState | LeakyBucketState | FixedWindowState | SlidingLogState | SlidingWindowState | GcraState;
+
+/**
+ * Runs the algorithm named by `params`. The caller keys state by algorithm, so a state handed in
+ * always belongs to the algorithm that reads it.
+ */
+export function decideLimit(
+  state: LimitState | undefined,
+  nowMs: number,
+  params: LimitParams,
+  cost: number,
+): Decision<LimitState | undefined> {
+  switch (params.algorithm) {
+    case 'token_bucket':
+      return tokenBucket(state as TokenBucketState | undefined, nowMs, params, cost);
+    case 'leaky_bucket':
+      return leakyBucket(state as LeakyBucketState | undefined, nowMs, params, cost);
+    case 'fixed_window':
+      return fixedWindow(state as FixedWindowState | undefined, nowMs, params, cost);
+    case 'sliding_log':
+      return slidingLog(state as SlidingLogState | undefined, nowMs, params, cost);
+    case 'sliding_window':
+      return slidingWindow(state as SlidingWindowState | undefined, nowMs, params, cost);
+    case 'gcra':
+      return gcra(state as GcraState | undefined, nowMs, params, cost);
+  }
+}

@@ -1,0 +1,182 @@
+import type Redis from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InvalidLimitParamsError } from './errors';
+import { meterBucketKey, meterIndexKey } from './redis-key-layout';
+import { recordInvalid, RedisStore } from './redis-store';
+import { connectTestRedis, deletePrefix, keysUnder, uniqueRedisPrefix } from './redis-test-client.test-util';
+import type { Algorithm, LimitCheck } from './types';
+
+const T0 = Date.UTC(2026, 5, 15, 9, 30);
+
+describe('RedisStore', () => {
+  let redis: Redis;
+  const prefixes: string[] = [];
+  function freshPrefix(label: string): string {
+    const p = uniqueRedisPrefix(label);
+    prefixes.push(p);
+    return p;
+  }
+
+  beforeAll(() => {
+    redis = connectTestRedis();
+  });
+  afterAll(async () => {
+    for (const p of prefixes) await deletePrefix(redis, p);
+    redis.disconnect();
+  });
+
+  it('400 requests at one instant against a token bucket of burst 100 refilling 10/s admit exactly 100', async () => {
+    const store = new RedisStore(redis, { prefix: freshPrefix('seed'), testClock: true });
+    const limits: LimitCheck[] = [{ name: 'burst', identity: 'key:seed', params: { algorithm: 'token_bucket', limit: 10, windowMs: 1000, burst: 100 } }];
+    const results = await Promise.all(Array.from({ length: 400 }, () => store.check({ limits, nowMs: T0 })));
+    expect(results.filter((r) => r.allowed)).toHaveLength(100);
+    expect(results.filter((r) => r.code === 'RATE_LIMITED').every((r) => r.retryAfterMs === 100)).toBe(true);
+  });
+
+  it('never over-admits with 500 parallel checks over 5 connections on Redis TIME', async () => {
+    const prefix = freshPrefix('conc');
+    const clients = Array.from({ length: 5 }, () => connectTestRedis());
+    try {
+      const stores = clients.map((c) => new RedisStore(c, { prefix }));
+      const limits: LimitCheck[] = [
+        { name: 'burst', identity: 'key:c', params: { algorithm: 'token_bucket', limit: 1, windowMs: 3_600_000, burst: 200 } },
+        { name: 'hourly', identity: 'owner:c', params: { algorithm: 'sliding_log', limit: 137, windowMs: 3_600_000 } },
+      ];
+      const results = await Promise.all(Array.from({ length: 500 }, (_, i) => stores[i % 5].check({ limits })));
+      expect(results.filter((r) => r.allowed)).toHaveLength(137);
+      // The bucket was charged exactly once per admitted request: 200 - 137 = 63 left.
+      const after = await stores[0].check({ limits: [limits[0]], cost: 0 });
+      expect(after.limits[0].remaining).toBe(63);
+    } finally {
+      for (const c of clients) c.disconnect();
+    }
+  });
+
+  it('charges no limit and no quota when one limit rejects (all-or-nothing)', async () => {
+    const store = new RedisStore(redis, { prefix: freshPrefix('aon'), testClock: true });
+    const limits: LimitCheck[] = [
+      { name: 'burst', identity: 'key:a', params: { algorithm: 'token_bucket', limit: 10, windowMs: 1000 } },
+      { name: 'tight', identity: 'owner:o', params: { algorithm: 'fixed_window', limit: 2, windowMs: 60_000 } },
+    ];
+    const quota = { identity: 'key:a', limit: 100, period: 'day' as const };
+    await store.check({ limits, quota, nowMs: T0 });
+    await store.check({ limits, quota, nowMs: T0 });
+    const third = await store.check({ limits, quota, nowMs: T0 });
+    expect(third.code).toBe('RATE_LIMITED');
+    expect(third.retryAfterMs).toBe(60_000); // T0 is a whole minute
+    expect(third.limits.map((l) => [l.allowed, l.remaining])).toEqual([[true, 8], [false, 0]]);
+    expect(third.quota!.remaining).toBe(98);
+    const bucketOnly = await store.check({ limits: [limits[0]], quota, nowMs: T0 });
+    expect(bucketOnly.limits[0].remaining).toBe(7);
+    expect(bucketOnly.quota!.remaining).toBe(97);
+  });
+
+  it('sets a TTL on every key it writes, bounded by the state lifetime', async () => {
+    const prefix = freshPrefix('ttl');
+    const store = new RedisStore(redis, { prefix });
+    const algorithms: Algorithm[] = ['token_bucket', 'leaky_bucket', 'fixed_window', 'sliding_log', 'sliding_window', 'gcra'];
+    const limits: LimitCheck[] = algorithms.map((algorithm) => ({ name: algorithm, identity: 'key:t', params: { algorithm, limit: 5, windowMs: 10_000 } }));
+    const res = await store.check({ limits, quota: { identity: 'key:t', limit: 10, period: 'month' }, meter: { keyPrefix: 'usage:', member: 'key_t' } });
+    expect(res.allowed).toBe(true);
+    const keys = await keysUnder(redis, prefix);
+    expect(keys).toHaveLength(9); // 6 limits + quota + meter bucket + meter index
+    for (const key of keys) {
+      const ttl = await redis.pttl(key);
+      expect(ttl, key).toBeGreaterThan(0);
+      if (key.includes('{key:t}:') && !key.endsWith(':quota')) expect(ttl, key).toBeLessThanOrEqual(20_000);
+    }
+    const quotaTtl = await redis.pttl(`${prefix}{key:t}:quota`);
+    expect(quotaTtl).toBeLessThanOrEqual(res.quota!.resetAt - res.nowMs);
+    expect(quotaTtl).toBeGreaterThan(res.quota!.resetAt - res.nowMs - 1000);
+  });
+
+  it('falls back to SCRIPT LOAD after SCRIPT FLUSH (NOSCRIPT) and keeps deciding', async () => {
+    const store = new RedisStore(redis, { prefix: freshPrefix('noscript'), testClock: true });
+    const limits: LimitCheck[] = [{ name: 'f', identity: 'key:n', params: { algorithm: 'fixed_window', limit: 2, windowMs: 60_000 } }];
+    expect((await store.check({ limits, nowMs: T0 })).allowed).toBe(true);
+    await redis.script('FLUSH');
+    expect(await redis.script('EXISTS', RedisStore.scriptSha)).toEqual([0]);
+    expect((await store.check({ limits, nowMs: T0 })).limits[0].remaining).toBe(0);
+    expect(await redis.script('EXISTS', RedisStore.scriptSha)).toEqual([1]);
+    expect((await store.check({ limits, nowMs: T0 })).allowed).toBe(false);
+  });
+
+  it('refuses nowMs unless built with testClock', async () => {
+    const store = new RedisStore(redis, { prefix: freshPrefix('clock') });
+    await expect(store.check({ limits: [], nowMs: T0 })).rejects.toBeInstanceOf(InvalidLimitParamsError);
+    const res = await store.check({ limits: [] });
+    const [sec] = await redis.time();
+    expect(Math.abs(res.nowMs - Number(sec) * 1000)).toBeLessThan(5000);
+  });
+
+  it('counts a day quota per UTC day and resets at midnight', async () => {
+    const store = new RedisStore(redis, { prefix: freshPrefix('qday'), testClock: true });
+    const quota = { identity: 'key:q', limit: 3, period: 'day' as const };
+    const lastMs = Date.UTC(2026, 5, 15, 23, 59, 59, 999);
+    const codes = [];
+    for (let i = 0; i < 4; i++) codes.push((await store.check({ limits: [], quota, cost: 1, nowMs: lastMs })).code);
+    expect(codes).toEqual(['VALID', 'VALID', 'VALID', 'QUOTA_EXCEEDED']);
+    const exceeded = await store.check({ limits: [], quota, nowMs: lastMs });
+    expect(exceeded).toMatchObject({ allowed: false, retryAfterMs: 1, quota: { limit: 3, remaining: 0, resetAt: Date.UTC(2026, 5, 16) } });
+    const next = await store.check({ limits: [], quota, nowMs: Date.UTC(2026, 5, 16) });
+    expect(next).toMatchObject({ code: 'VALID', quota: { remaining: 2, resetAt: Date.UTC(2026, 5, 17) } });
+  });
+
+  it('counts a month quota from resetDay 00:00 UTC to the next month, across a year end', async () => {
+    const store = new RedisStore(redis, { prefix: freshPrefix('qmonth'), testClock: true });
+    const quota = { identity: 'key:m', limit: 10, period: 'month' as const, resetDay: 15 };
+    const before = await store.check({ limits: [], quota, cost: 10, nowMs: Date.UTC(2027, 0, 14, 23, 59, 59, 999) });
+    expect(before.quota).toEqual({ limit: 10, remaining: 0, resetAt: Date.UTC(2027, 0, 15) });
+    expect((await store.check({ limits: [], quota, nowMs: Date.UTC(2027, 0, 14, 23, 59, 59, 999) })).code).toBe('QUOTA_EXCEEDED');
+    const after = await store.check({ limits: [], quota, cost: 4, nowMs: Date.UTC(2027, 0, 15) });
+    expect(after.quota).toEqual({ limit: 10, remaining: 6, resetAt: Date.UTC(2027, 1, 15) });
+    const dec = await store.check({ limits: [], quota: { ...quota, identity: 'key:dec' }, nowMs: Date.UTC(2026, 11, 31) });
+    expect(dec.quota!.resetAt).toBe(Date.UTC(2027, 0, 15));
+    const neverFits = await store.check({ limits: [], quota, cost: 11, nowMs: Date.UTC(2027, 0, 15) });
+    expect(neverFits).toMatchObject({ code: 'QUOTA_EXCEEDED', neverFits: true, retryAfterMs: Infinity });
+  });
+
+  it('a rate-limited request spends no quota; a quota-exceeded one charges no limit', async () => {
+    const store = new RedisStore(redis, { prefix: freshPrefix('qorder'), testClock: true });
+    const limits: LimitCheck[] = [{ name: 'rps', identity: 'key:o', params: { algorithm: 'gcra', limit: 1, windowMs: 1000, burst: 2 } }];
+    const quota = { identity: 'key:o', limit: 3, period: 'day' as const };
+    const codes = [];
+    for (let i = 0; i < 3; i++) codes.push((await store.check({ limits, quota, nowMs: T0 })).code);
+    expect(codes).toEqual(['VALID', 'VALID', 'RATE_LIMITED']);
+    expect((await store.check({ limits, quota, nowMs: T0 + 1000 })).quota!.remaining).toBe(0);
+    const over = await store.check({ limits, quota, nowMs: T0 + 2000 });
+    expect(over.code).toBe('QUOTA_EXCEEDED');
+    // gcra not charged by the quota-exceeded request: 2 unit requests still fit at T0 + 2000.
+    expect(over.limits[0].remaining).toBe(1);
+  });
+
+  it('meters every outcome into minute buckets with a 2-day TTL and an index', async () => {
+    const prefix = freshPrefix('meter');
+    const store = new RedisStore(redis, { prefix, testClock: true });
+    const meter = { keyPrefix: 'usage:', member: 'key_1' };
+    const limits: LimitCheck[] = [{ name: 'f', identity: 'key:1', params: { algorithm: 'fixed_window', limit: 2, windowMs: 60_000 } }];
+    const minute = Date.UTC(2026, 5, 15, 9, 30);
+    for (let i = 0; i < 3; i++) await store.check({ limits, meter, nowMs: minute + 10 });
+    await store.check({ limits: [], quota: { identity: 'key:1', limit: 1, period: 'day' }, cost: 2, meter, nowMs: minute + 20 });
+    await recordInvalid(store, meter, minute + 59_999);
+    await store.check({ limits, meter: { ...meter, member: 'key_2' }, nowMs: minute + 60_000 });
+    const bucket = meterBucketKey(prefix, 'usage:', minute);
+    expect(await redis.hgetall(bucket)).toEqual({ 'key_1|valid': '2', 'key_1|rateLimited': '1', 'key_1|quotaExceeded': '1', 'key_1|invalid': '1' });
+    expect(await redis.hgetall(meterBucketKey(prefix, 'usage:', minute + 60_000))).toEqual({ 'key_2|valid': '1' });
+    expect(await redis.zrange(meterIndexKey(prefix, 'usage:'), 0, -1, 'WITHSCORES')).toEqual([String(minute), String(minute), String(minute + 60_000), String(minute + 60_000)]);
+    const ttl = await redis.pttl(bucket);
+    expect(ttl).toBeGreaterThan(172_700_000);
+    expect(ttl).toBeLessThanOrEqual(172_800_000);
+  });
+
+  it('shapes a leaky bucket on Redis exactly like the pure function', async () => {
+    const store = new RedisStore(redis, { prefix: freshPrefix('shape'), testClock: true });
+    const limits: LimitCheck[] = [{ name: 's', identity: 'key:s', params: { algorithm: 'leaky_bucket', limit: 2, windowMs: 1000, burst: 2, shaping: true } }];
+    const out = [];
+    for (let i = 0; i < 5; i++) {
+      const r = await store.check({ limits, nowMs: T0 });
+      out.push([r.allowed, r.delayMs]);
+    }
+    expect(out).toEqual([[true, 0], [true, 0], [true, 500], [true, 1000], [false, 0]]);
+  });
+});

@@ -1,0 +1,100 @@
+import fc from 'fast-check';
+import type Redis from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryStore } from './memory-store';
+import { RedisStore } from './redis-store';
+import { connectTestRedis, deletePrefix, uniqueRedisPrefix } from './redis-test-client.test-util';
+import type { Algorithm, CheckRequest, LimitCheck, QuotaCheck } from './types';
+
+const ALGORITHMS: Algorithm[] = ['token_bucket', 'leaky_bucket', 'fixed_window', 'sliding_log', 'sliding_window', 'gcra'];
+
+const limitArb: fc.Arbitrary<Omit<LimitCheck, 'name'>> = fc
+  .record({
+    algorithm: fc.constantFrom(...ALGORITHMS),
+    limit: fc.integer({ min: 1, max: 12 }),
+    windowMs: fc.oneof(fc.integer({ min: 1, max: 3000 }), fc.constantFrom(1000, 60_000, 86_400_000)),
+    burst: fc.option(fc.integer({ min: 1, max: 15 }), { nil: undefined }),
+    shaping: fc.boolean(),
+    identity: fc.constantFrom('key:k1', 'owner:o1', 'plan:p1'),
+  })
+  .map(({ identity, shaping, ...p }) => ({
+    identity,
+    params: { ...p, ...(p.algorithm === 'leaky_bucket' && shaping ? { shaping: true } : {}) },
+  }));
+
+const quotaArb: fc.Arbitrary<QuotaCheck | undefined> = fc.option(
+  fc.record({
+    identity: fc.constant('key:k1'),
+    limit: fc.integer({ min: 1, max: 40 }),
+    period: fc.constantFrom('day' as const, 'month' as const),
+    resetDay: fc.integer({ min: 1, max: 28 }),
+  }),
+  { nil: undefined },
+);
+
+const scenarioArb = fc.record({
+  limits: fc.array(limitArb, { minLength: 1, maxLength: 3 }).map((ls) => ls.map((l, i) => ({ ...l, name: `l${i}` }))),
+  quota: quotaArb,
+  start: fc.integer({ min: Date.UTC(2026, 0, 1), max: Date.UTC(2027, 0, 1) }),
+  steps: fc.array(
+    fc.record({ gap: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 700 }), fc.integer({ min: 0, max: 90_000_000 })), cost: fc.integer({ min: 0, max: 4 }) }),
+    { minLength: 1, maxLength: 60 },
+  ),
+});
+
+describe('memory store vs Redis store (differential, test clock)', () => {
+  let redis: Redis;
+  const prefixes: string[] = [];
+
+  beforeAll(() => {
+    redis = connectTestRedis();
+  });
+  afterAll(async () => {
+    for (const p of prefixes) await deletePrefix(redis, p);
+    redis.disconnect();
+  });
+
+  it('decides every random sequence identically (allowed, code, remaining, reset, retry, delay, quota)', async () => {
+    await fc.assert(
+      fc.asyncProperty(scenarioArb, async ({ limits, quota, start, steps }) => {
+        const prefix = uniqueRedisPrefix('diff');
+        prefixes.push(prefix);
+        const viaRedis = new RedisStore(redis, { prefix, testClock: true });
+        const inMemory = new MemoryStore();
+        let t = start;
+        for (const step of steps) {
+          t += step.gap;
+          const req: CheckRequest = { limits, cost: step.cost, nowMs: t, ...(quota ? { quota } : {}) };
+          const [a, b] = await Promise.all([viaRedis.check(req), inMemory.check(req)]);
+          expect(a).toEqual(b);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  }, 120_000);
+
+  it('stays identical with extreme params, where products pass 2^53 and doubles round', async () => {
+    const huge = fc.record({
+      algorithm: fc.constantFrom(...ALGORITHMS),
+      limit: fc.integer({ min: 1, max: 1e9 }),
+      windowMs: fc.integer({ min: 1_000_000_000, max: 2_678_400_000 }),
+      burst: fc.integer({ min: 1, max: 1e9 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(huge, fc.array(fc.record({ gap: fc.integer({ min: 0, max: 5_000 }), cost: fc.integer({ min: 0, max: 1e9 }) }), { minLength: 1, maxLength: 30 }), async (params, steps) => {
+        const prefix = uniqueRedisPrefix('diffhuge');
+        prefixes.push(prefix);
+        const viaRedis = new RedisStore(redis, { prefix, testClock: true });
+        const inMemory = new MemoryStore();
+        const limits: LimitCheck[] = [{ name: 'x', identity: 'key:h', params }];
+        let t = Date.UTC(2026, 6, 1);
+        for (const step of steps) {
+          t += step.gap;
+          const req: CheckRequest = { limits, cost: step.cost, nowMs: t };
+          expect(await viaRedis.check(req)).toEqual(await inMemory.check(req));
+        }
+      }),
+      { numRuns: 150 },
+    );
+  }, 120_000);
+});
