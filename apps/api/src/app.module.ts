@@ -8,13 +8,14 @@ import { InfraModule } from './infra/infra.module';
 import { KeysModule } from './keys/keys.module';
 import { OpenApiModule } from './openapi/openapi.module';
 import { PlansModule } from './plans/plans.module';
+import { VerifyModule } from './verify/verify.module';
 
 @Module({})
 export class AppModule {
   static forRoot(env: Env): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(env), InfraModule, AuthModule, AuditModule, HealthModule, OpenApiModule, PlansModule, KeysModule],
+      imports: [ConfigModule.forRoot(env), InfraModule, AuthModule, AuditModule, HealthModule, OpenApiModule, PlansModule, KeysModule, VerifyModule],
     };
   }
 }

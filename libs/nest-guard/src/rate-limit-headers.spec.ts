@@ -8,10 +8,12 @@ describe('rate-limit headers', () => {
   it('lists every policy and names the most constrained limit', () => {
     const headers = rateLimitHeaders([burst, sustained], 1_700_000_000_000);
     expect(headers['ratelimit-policy']).toBe('"burst";q=10;w=1, "sustained";q=100;w=60');
-    expect(headers['ratelimit']).toBe('"sustained";r=12;t=43');
-    expect(headers['x-ratelimit-limit']).toBe('100');
-    expect(headers['x-ratelimit-remaining']).toBe('12');
-    expect(headers['x-ratelimit-reset']).toBe(String(Math.ceil((1_700_000_000_000 + 42_100) / 1000)));
+    expect(headers['ratelimit']).toBe('"burst";r=7;t=1');
+    expect(headers['x-ratelimit-limit']).toBe('10');
+    expect(headers['x-ratelimit-remaining']).toBe('7');
+    expect(headers['x-ratelimit-reset']).toBe(String(Math.ceil((1_700_000_000_000 + 300) / 1000)));
+    const nearlyOut = rateLimitHeaders([burst, { ...sustained, remaining: 2 }], 0);
+    expect(nearlyOut['ratelimit']).toBe('"sustained";r=2;t=43');
   });
 
   it('prefers a blocking limit, the one that blocks longest', () => {

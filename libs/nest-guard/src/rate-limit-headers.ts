@@ -29,7 +29,7 @@ function seconds(ms: number): number {
 
 /**
  * The limit the client should watch: when some limit blocks, the one that blocks longest;
- * otherwise the one with the fewest remaining relative to its size (ties: the later reset).
+ * otherwise the one with the fewest requests remaining (ties: the later reset).
  */
 export function mostConstrained(limits: readonly LimitState[]): LimitState | undefined {
   let best: LimitState | undefined;
@@ -48,9 +48,7 @@ export function mostConstrained(limits: readonly LimitState[]): LimitState | und
       if (limit.resetMs > best.resetMs) best = limit;
       continue;
     }
-    const share = limit.remaining / limit.limit;
-    const bestShare = best.remaining / best.limit;
-    if (share < bestShare || (share === bestShare && limit.resetMs > best.resetMs)) best = limit;
+    if (limit.remaining < best.remaining || (limit.remaining === best.remaining && limit.resetMs > best.resetMs)) best = limit;
   }
   return best;
 }

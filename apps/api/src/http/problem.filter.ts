@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
 import type { ErrorCode } from '@tollgate/contracts';
+import { GuardRejection } from '@tollgate/nest-guard';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './api-error';
 import { PROBLEM_CONTENT_TYPE, problem } from './problem';
@@ -31,6 +32,9 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
 export function toProblemResponse(exception: unknown, requestId: string) {
   if (exception instanceof ApiError) {
     return { status: exception.status, headers: exception.headers, body: problem(exception.status, exception.code, exception.detail, requestId, exception.errors) };
+  }
+  if (exception instanceof GuardRejection) {
+    return { status: exception.statusCode, headers: { ...exception.headers }, body: problem(exception.statusCode, exception.code, exception.detail, requestId) };
   }
   if (exception instanceof HttpException) {
     const status = exception.getStatus();

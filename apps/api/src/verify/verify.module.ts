@@ -1,0 +1,29 @@
+import { Module } from '@nestjs/common';
+import { TollgateGuardModule } from '@tollgate/nest-guard';
+import { ENV } from '../config/config.module';
+import type { Env } from '../config/env';
+import { DemoController } from '../demo/demo.controller';
+import { KeysModule } from '../keys/keys.module';
+import { KeysRepository } from '../keys/keys.repository';
+import { VerifyController } from './verify.controller';
+
+/**
+ * One KeyVerifier per process, shared by `POST /v1/keys/verify` and the guarded demo route: one
+ * key cache, one set of Redis connections, one live-invalidation subscription.
+ */
+@Module({
+  imports: [
+    KeysModule,
+    TollgateGuardModule.forRootAsync({
+      imports: [KeysModule],
+      inject: [ENV, KeysRepository],
+      useFactory: (env: Env, keys: KeysRepository) => ({
+        redis: env.REDIS_URL,
+        prefix: env.REDIS_KEY_PREFIX,
+        lookup: (secretHash: string) => keys.findForVerification(secretHash),
+      }),
+    }),
+  ],
+  controllers: [VerifyController, DemoController],
+})
+export class VerifyModule {}

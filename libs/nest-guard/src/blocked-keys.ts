@@ -1,0 +1,105 @@
+import type { VerifiedLimit } from './key-record';
+
+interface Block {
+  planId: string;
+  cost: number;
+  /** Local clock: until when this limit cannot admit `cost` (or more). */
+  untilMs: number;
+  /** Local clock: when the limit was due to be fully reset. */
+  resetAtMs: number;
+}
+
+export interface BlockedLimit {
+  name: string;
+  retryAfterMs: number;
+  resetMs: number;
+}
+
+export interface BlockedMatch {
+  /** The longest wait over the blocking limits. */
+  retryAfterMs: number;
+  limits: BlockedLimit[];
+}
+
+/**
+ * Keys whose last check was RATE_LIMITED: per (keyId, limit name) the cost that was refused and
+ * until when. A later request of that key that includes the limit, with the same or a larger cost,
+ * is refused locally until then: a limit's retry time is a lower bound (other traffic can only
+ * push it later), so this never refuses what Redis would admit, and it never admits anything.
+ * Bounded; expired entries go when read.
+ */
+export class BlockedKeys {
+  private readonly blocks = new Map<string, Map<string, Block>>();
+
+  constructor(
+    private readonly maxKeys = 10_000,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  get size(): number {
+    return this.blocks.size;
+  }
+
+  /**
+   * Remembers the limits that refused this request (finite waits only). `sentAtMs` is the local
+   * time the check was sent: counting the wait from then keeps the block from outlasting the truth.
+   */
+  remember(keyId: string, planId: string, cost: number, limits: readonly VerifiedLimit[], sentAtMs = this.clock()): void {
+    const now = sentAtMs;
+    let byName: Map<string, Block> | undefined;
+    for (const limit of limits) {
+      const wait = limit.retryAfterMs;
+      if (wait === undefined || !(wait > 0) || !Number.isFinite(wait)) continue;
+      byName ??= this.blocks.get(keyId) ?? new Map<string, Block>();
+      byName.set(limit.name, { planId, cost, untilMs: now + wait, resetAtMs: now + Math.max(wait, limit.resetMs) });
+    }
+    if (byName === undefined) return;
+    this.blocks.delete(keyId);
+    this.blocks.set(keyId, byName);
+    while (this.blocks.size > this.maxKeys) {
+      const oldest = this.blocks.keys().next().value;
+      if (oldest === undefined) break;
+      this.blocks.delete(oldest);
+    }
+  }
+
+  /** Whether a request of `cost` over `names` is known to be refused now. */
+  match(keyId: string, cost: number, names: readonly string[]): BlockedMatch | undefined {
+    const byName = this.blocks.get(keyId);
+    if (byName === undefined) return undefined;
+    const now = this.clock();
+    let retryAfterMs = 0;
+    let blocking: BlockedLimit[] | undefined;
+    for (const [name, block] of byName) {
+      if (block.untilMs <= now) {
+        byName.delete(name);
+        continue;
+      }
+      if (cost >= block.cost && names.includes(name)) {
+        (blocking ??= []).push({ name, retryAfterMs: block.untilMs - now, resetMs: block.resetAtMs - now });
+        if (block.untilMs - now > retryAfterMs) retryAfterMs = block.untilMs - now;
+      }
+    }
+    if (byName.size === 0) this.blocks.delete(keyId);
+    return blocking === undefined ? undefined : { retryAfterMs, limits: blocking };
+  }
+
+  forgetKey(keyId: string): void {
+    this.blocks.delete(keyId);
+  }
+
+  forgetPlan(planId: string): void {
+    for (const [keyId, byName] of this.blocks) {
+      for (const block of byName.values()) {
+        if (block.planId === planId) {
+          this.blocks.delete(keyId);
+          break;
+        }
+      }
+    }
+  }
+
+  clear(): void {
+    this.blocks.clear();
+  }
+}

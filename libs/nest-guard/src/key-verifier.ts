@@ -1,0 +1,399 @@
+import { createHash } from 'node:crypto';
+import {
+  InvalidLimitParamsError,
+  MemoryStore,
+  quotaPeriod,
+  RedisStore,
+  validateCost,
+  type CheckRequest,
+  type CheckResult,
+  type LimitCheck,
+  type MeterTarget,
+  type QuotaCheck,
+  type RateLimitStore,
+} from '@tollgate/rate-limit';
+import { BlockedKeys } from './blocked-keys';
+import { invalidationChannel, InvalidationSubscriber, publishInvalidation, type InvalidationMessage } from './invalidation';
+import { KeyCache, type KeyCacheStats } from './key-cache';
+import type { GuardLimit, KeyLookup, KeyRecord, PolicyItem, VerificationResult, VerifiedLimit } from './key-record';
+import { createGuardRedis, waitForReady, type GuardRedisClient } from './redis-client';
+import { CircuitBreaker, withTimeout, type BreakerState } from './store-breaker';
+
+export interface GuardLogger {
+  warn(message: string): void;
+}
+
+export interface KeyVerifierOptions {
+  /** A connection (the verifier duplicates it for pub/sub) or a URL (the verifier owns both connections). */
+  redis?: GuardRedisClient | string;
+  /** Instead of Redis: decide with this store (e.g. a MemoryStore for a single instance). No live invalidation then. */
+  store?: RateLimitStore;
+  /** Redis key and channel prefix, default `tg:`. */
+  prefix?: string;
+  lookup: KeyLookup;
+  /** Cached secrets (LRU), default 10 000. */
+  cacheSize?: number;
+  /** How long an unknown secret is remembered as unknown, default 30 000 ms. */
+  negativeCacheTtlMs?: number;
+  /** Age after which a cached key is re-validated in the background, default 300 000 ms. */
+  cacheMaxAgeMs?: number;
+  /** Deadline of one store call, default 50 ms. */
+  storeTimeoutMs?: number;
+  /** Consecutive store failures that open the breaker, default 5. */
+  breakerFailureThreshold?: number;
+  /** How long the breaker stays open before a probe, default 1000 ms. */
+  breakerOpenMs?: number;
+  /** Counters of the in-process store used by failMode "local", default 100 000. */
+  localStoreMaxEntries?: number;
+  /** Subscribe to `<prefix>invalidate` (default true when a Redis connection is given). */
+  liveInvalidation?: boolean;
+  logger?: GuardLogger;
+  /** Local clock (expiry, blocked-key shortcut, cache ages), default Date.now. */
+  clock?: () => number;
+}
+
+export interface VerifyOptions {
+  /** Cost of this request, integer 0..1e9, default 1. */
+  cost?: number;
+  /** Only these of the key's limits apply (unknown names are ignored); default all. The quota always applies. */
+  limits?: readonly string[];
+}
+
+export interface VerifierCounters {
+  /** Decisions taken without Redis under failMode open or local. */
+  degradedDecisions: number;
+  /** Store calls that failed or timed out. */
+  storeFailures: number;
+  /** Requests refused as STORE_UNAVAILABLE (failMode closed). */
+  storeUnavailable: number;
+  /** Requests refused by the local blocked-key shortcut, without a Redis call. */
+  blockedShortcuts: number;
+}
+
+export interface VerifierHealth {
+  store: 'up' | 'degraded';
+  breaker: BreakerState;
+  /** Whether cache invalidations are being received. */
+  invalidation: 'live' | 'lost' | 'off';
+}
+
+/** The usage buckets every decision is counted in (see the engine's meter). */
+export const USAGE_METER_PREFIX = 'usage:';
+
+interface Selection {
+  checks: LimitCheck[];
+  windows: number[];
+  names: string[];
+  policy: PolicyItem[];
+}
+
+interface Compiled {
+  all: Selection;
+  quota: QuotaCheck | undefined;
+  selections: Map<string, Selection>;
+}
+
+const compiledByRecord = new WeakMap<KeyRecord, Compiled>();
+
+export function sha256Hex(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+/**
+ * Verifies a presented secret: cached key lookup, local NOT_FOUND/DISABLED/EXPIRED, then one
+ * store call that decides every limit and the quota atomically and meters the outcome. Redis
+ * trouble (error, 50 ms timeout, open breaker) is answered per the key's failMode.
+ * Framework-free: the Nest guard and the API's verify endpoint both use it.
+ */
+export class KeyVerifier {
+  readonly cache: KeyCache;
+  readonly counters: VerifierCounters = { degradedDecisions: 0, storeFailures: 0, storeUnavailable: 0, blockedShortcuts: 0 };
+  readonly prefix: string;
+  private readonly store: RateLimitStore;
+  private readonly localStore: MemoryStore;
+  private readonly blocked: BlockedKeys;
+  private readonly breaker: CircuitBreaker;
+  private readonly timeoutMs: number;
+  private readonly clock: () => number;
+  private readonly logger: GuardLogger | undefined;
+  private readonly client: GuardRedisClient | undefined;
+  private readonly ownsClient: boolean;
+  private readonly subscriber: InvalidationSubscriber | undefined;
+  private started = false;
+
+  constructor(opts: KeyVerifierOptions) {
+    this.prefix = opts.prefix ?? 'tg:';
+    this.clock = opts.clock ?? Date.now;
+    this.logger = opts.logger;
+    this.timeoutMs = opts.storeTimeoutMs ?? 50;
+    this.cache = new KeyCache(opts.lookup, {
+      maxEntries: opts.cacheSize,
+      negativeTtlMs: opts.negativeCacheTtlMs,
+      maxAgeMs: opts.cacheMaxAgeMs,
+      clock: this.clock,
+      onRefreshError: (err) => this.logger?.warn(`tollgate: background key reload failed: ${describe(err)}`),
+    });
+    this.blocked = new BlockedKeys(opts.cacheSize ?? 10_000, this.clock);
+    this.localStore = new MemoryStore({ maxEntries: opts.localStoreMaxEntries, clock: this.clock });
+    this.breaker = new CircuitBreaker({
+      failureThreshold: opts.breakerFailureThreshold,
+      openMs: opts.breakerOpenMs,
+      onChange: (state) =>
+        this.logger?.warn(state === 'open' ? 'tollgate: rate-limit store unreachable, breaker open (fail modes apply)' : 'tollgate: rate-limit store back, breaker closed'),
+    });
+    if (opts.store !== undefined) {
+      this.store = opts.store;
+      this.ownsClient = false;
+      this.client = typeof opts.redis === 'object' ? opts.redis : undefined;
+    } else if (opts.redis !== undefined) {
+      const client: GuardRedisClient = typeof opts.redis === 'string' ? createGuardRedis(opts.redis) : opts.redis;
+      this.ownsClient = typeof opts.redis === 'string';
+      this.client = client;
+      this.store = new RedisStore(client, { prefix: this.prefix });
+    } else {
+      throw new TypeError('KeyVerifier needs `redis` (a connection or URL) or a `store`');
+    }
+    if (this.client !== undefined && opts.liveInvalidation !== false) {
+      const connection = this.client.duplicate();
+      connection.on('error', () => undefined);
+      this.subscriber = new InvalidationSubscriber(connection, invalidationChannel(this.prefix), {
+        onMessage: (message) => this.invalidate(message),
+        // Messages sent while we were disconnected are lost: forget everything instead.
+        onSubscribed: () => this.invalidate({ kind: 'all' }),
+        onError: (err) => this.logger?.warn(`tollgate: invalidation subscribe failed: ${describe(err)}`),
+      });
+    }
+  }
+
+  /** Subscribes to invalidations and waits (at most `readyTimeoutMs`) for the connection; never throws for a down Redis. */
+  async start(readyTimeoutMs = 2000): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    this.subscriber?.start();
+    if (this.client !== undefined) await waitForReady(this.client, readyTimeoutMs);
+  }
+
+  async close(): Promise<void> {
+    await this.subscriber?.close();
+    if (this.ownsClient && this.client !== undefined) {
+      try {
+        await this.client.quit();
+      } catch {
+        this.client.disconnect();
+      }
+    }
+  }
+
+  /** Nest lifecycle hook, so a verifier provided by the module closes with the app. */
+  async onModuleDestroy(): Promise<void> {
+    await this.close();
+  }
+
+  health(): VerifierHealth {
+    const breaker = this.breaker.state;
+    return {
+      store: breaker === 'closed' ? 'up' : 'degraded',
+      breaker,
+      invalidation: this.subscriber === undefined ? 'off' : this.subscriber.live ? 'live' : 'lost',
+    };
+  }
+
+  cacheStats(): KeyCacheStats {
+    return this.cache.stats();
+  }
+
+  /** Drops cached keys and local blocks; what the pub/sub subscriber calls for each message. */
+  invalidate(message: InvalidationMessage): void {
+    if (message.kind === 'key') {
+      this.cache.invalidateKey(message.id);
+      this.blocked.forgetKey(message.id);
+    } else if (message.kind === 'plan') {
+      this.cache.invalidatePlan(message.id);
+      this.blocked.forgetPlan(message.id);
+    } else {
+      this.cache.clear();
+      this.blocked.clear();
+    }
+  }
+
+  /**
+   * Applies an invalidation here at once and publishes it to every instance (this one ignores the
+   * echo harmlessly). Call after the change is committed. Rejects when Redis is unreachable.
+   */
+  async broadcastInvalidation(message: InvalidationMessage): Promise<number> {
+    this.invalidate(message);
+    if (this.client === undefined) return 0;
+    return publishInvalidation(this.client, this.prefix, message);
+  }
+
+  async verify(secret: string, opts: VerifyOptions = {}): Promise<VerificationResult> {
+    const cost = validateCost(opts.cost);
+    const record = await this.cache.get(sha256Hex(secret));
+    const now = this.clock();
+    if (record === null) {
+      this.meterInvalid('-');
+      return { valid: false, code: 'NOT_FOUND', limits: [], nowMs: now };
+    }
+    const compiled = compile(record);
+    const selection = select(compiled, opts.limits);
+    const policy = policyFor(selection, record, now);
+    const base = { keyId: record.id, ownerId: record.ownerId, planId: record.planId };
+    if (!record.enabled || (record.expiresAt !== null && record.expiresAt <= now)) {
+      this.meterInvalid(record.id);
+      return { valid: false, code: record.enabled ? 'EXPIRED' : 'DISABLED', ...base, limits: [], policy, nowMs: now };
+    }
+    if (selection.checks.length === 0 && compiled.quota === undefined) {
+      return { valid: true, code: 'VALID', ...base, limits: [], policy, nowMs: now };
+    }
+
+    const blocked = this.blocked.match(record.id, cost, selection.names);
+    if (blocked !== undefined) {
+      this.counters.blockedShortcuts++;
+      const limits: VerifiedLimit[] = blocked.limits.map((b) => {
+        const window = selection.windows[selection.names.indexOf(b.name)];
+        const limit = selection.checks[selection.names.indexOf(b.name)].params.limit;
+        return { name: b.name, limit, windowMs: window, remaining: 0, resetMs: b.resetMs, retryAfterMs: b.retryAfterMs };
+      });
+      return { valid: false, code: 'RATE_LIMITED', ...base, limits, policy, retryAfterMs: blocked.retryAfterMs, nowMs: now };
+    }
+
+    const meter: MeterTarget = { keyPrefix: USAGE_METER_PREFIX, member: record.id };
+    const request: CheckRequest = { limits: selection.checks, cost, quota: compiled.quota, meter };
+    const result = await this.checkStore(request);
+    if (result !== undefined) {
+      const verification = toVerification(result, selection, base, policy);
+      if (result.code === 'RATE_LIMITED') this.blocked.remember(record.id, record.planId, cost, verification.limits, now);
+      return verification;
+    }
+    switch (record.failMode) {
+      case 'open':
+        this.counters.degradedDecisions++;
+        return { valid: true, code: 'VALID', ...base, limits: [], policy, degraded: true, nowMs: now };
+      case 'local': {
+        this.counters.degradedDecisions++;
+        const local = this.localStore.checkSync({ limits: selection.checks, cost, quota: compiled.quota });
+        return { ...toVerification(local, selection, base, policy), degraded: true };
+      }
+      default:
+        this.counters.storeUnavailable++;
+        return { valid: false, code: 'VALID', ...base, limits: [], policy, storeUnavailable: true, nowMs: now };
+    }
+  }
+
+  /** The store's answer, or undefined when the store failed, timed out or the breaker is open. */
+  private async checkStore(request: CheckRequest): Promise<CheckResult | undefined> {
+    if (!this.breaker.tryAcquire()) return undefined;
+    try {
+      const result = await withTimeout(this.store.check(request), this.timeoutMs);
+      this.breaker.success();
+      return result;
+    } catch (err) {
+      if (err instanceof InvalidLimitParamsError) {
+        // A bad limit in the key's configuration, not a store failure.
+        this.breaker.release();
+        throw err;
+      }
+      this.breaker.failure();
+      this.counters.storeFailures++;
+      return undefined;
+    }
+  }
+
+  /** Counts an invalid verification in the usage buckets; best effort, never awaited by the caller. */
+  private meterInvalid(member: string): void {
+    const store = this.store;
+    if (!(store instanceof RedisStore) || !this.breaker.tryAcquire()) return;
+    withTimeout(store.recordInvalid({ keyPrefix: USAGE_METER_PREFIX, member }), this.timeoutMs).then(
+      () => this.breaker.success(),
+      () => {
+        this.breaker.failure();
+        this.counters.storeFailures++;
+      },
+    );
+  }
+}
+
+function toVerification(
+  result: CheckResult,
+  selection: Selection,
+  base: { keyId: string; ownerId: string | null; planId: string },
+  policy: PolicyItem[],
+): VerificationResult {
+  const limits: VerifiedLimit[] = result.limits.map((outcome, i) => {
+    const item: VerifiedLimit = {
+      name: outcome.name,
+      limit: outcome.limit,
+      windowMs: selection.windows[i],
+      remaining: outcome.remaining,
+      resetMs: outcome.resetMs,
+    };
+    if (!outcome.allowed && !outcome.neverFits && outcome.retryAfterMs > 0) item.retryAfterMs = outcome.retryAfterMs;
+    return item;
+  });
+  const out: VerificationResult = { valid: result.allowed, code: result.code, ...base, limits, policy, nowMs: result.nowMs };
+  if (result.quota !== undefined) out.quota = { limit: result.quota.limit, remaining: result.quota.remaining, resetAt: result.quota.resetAt };
+  if (!result.allowed && Number.isFinite(result.retryAfterMs)) out.retryAfterMs = result.retryAfterMs;
+  if (result.allowed && result.delayMs > 0) out.delayMs = result.delayMs;
+  return out;
+}
+
+/** Counter identity of a limit: per key, per owner (per key when ownerless) or per plan. */
+export function limitIdentity(limit: GuardLimit, record: KeyRecord): string {
+  if (limit.scope === 'global') return `plan:${record.planId}`;
+  if (limit.scope === 'owner' && record.ownerId !== null) return `owner:${record.ownerId}`;
+  return `key:${record.id}`;
+}
+
+/** The store request parts of a key, built once per cached record. */
+function compile(record: KeyRecord): Compiled {
+  let compiled = compiledByRecord.get(record);
+  if (compiled !== undefined) return compiled;
+  const checks: LimitCheck[] = record.limits.map((limit) => ({
+    name: limit.name,
+    identity: limitIdentity(limit, record),
+    params: { algorithm: limit.algorithm, limit: limit.limit, windowMs: limit.windowMs, burst: limit.burst, shaping: limit.shaping },
+  }));
+  const quota: QuotaCheck | undefined =
+    record.quota === null ? undefined : { identity: `key:${record.id}`, limit: record.quota.limit, period: record.quota.period, resetDay: record.quota.resetDay };
+  compiled = { all: selectionOf(checks, record.limits), quota, selections: new Map() };
+  compiledByRecord.set(record, compiled);
+  return compiled;
+}
+
+function selectionOf(checks: LimitCheck[], limits: GuardLimit[]): Selection {
+  return {
+    checks,
+    windows: limits.map((limit) => limit.windowMs),
+    names: limits.map((limit) => limit.name),
+    policy: limits.map((limit) => ({ name: limit.name, limit: limit.limit, windowMs: limit.windowMs })),
+  };
+}
+
+function select(compiled: Compiled, names: readonly string[] | undefined): Selection {
+  if (names === undefined) return compiled.all;
+  const cacheKey = names.join('\u0000');
+  let selection = compiled.selections.get(cacheKey);
+  if (selection === undefined) {
+    const all = compiled.all;
+    const indexes = all.names.flatMap((name, i) => (names.includes(name) ? [i] : []));
+    selection = {
+      checks: indexes.map((i) => all.checks[i]),
+      windows: indexes.map((i) => all.windows[i]),
+      names: indexes.map((i) => all.names[i]),
+      policy: indexes.map((i) => all.policy[i]),
+    };
+    compiled.selections.set(cacheKey, selection);
+  }
+  return selection;
+}
+
+/** The applied limits, then the quota as `quota` with its current calendar period as window. */
+function policyFor(selection: Selection, record: KeyRecord, nowMs: number): PolicyItem[] {
+  if (record.quota === null) return selection.policy;
+  const { startMs, endMs } = quotaPeriod(nowMs, record.quota.period, record.quota.resetDay);
+  return [...selection.policy, { name: 'quota', limit: record.quota.limit, windowMs: endMs - startMs }];
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
