@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { TEMPLATE_DATABASE, TEST_DATABASE_ADMIN_URL, databaseUrl } from './test-env';
+import { TEST_DATABASE_ADMIN_URL, databaseUrl, templateDatabase } from './test-env';
 
 export interface TestDatabase {
   name: string;
@@ -21,7 +21,7 @@ async function withAdmin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
 /** A fresh, migrated database of its own for one suite; `drop()` removes it. */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const name = `tollgate_test_${process.pid}_${randomBytes(4).toString('hex')}`;
-  await withAdmin((admin) => admin.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DATABASE}`));
+  await withAdmin((admin) => admin.query(`CREATE DATABASE ${name} TEMPLATE ${templateDatabase()}`));
   return {
     name,
     url: databaseUrl(name),
