@@ -42,7 +42,8 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'browser',
-          include: ['test/browser/**/*.browser-spec.ts'],
+          // Whole-system suites (npm start, the browser): they build and run the apps, one at a time.
+          include: ['test/browser/**/*.browser-spec.ts', 'test/system/**/*.system-spec.ts'],
           globalSetup: ['test/support/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 180_000,

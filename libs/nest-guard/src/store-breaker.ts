@@ -84,7 +84,9 @@ export class StoreTimeoutError extends Error {
  */
 export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new StoreTimeoutError(ms)), ms);
+    // A busy event loop runs due timers before it reads sockets: let replies that have already
+    // arrived be read first (one poll phase), so our own backlog is not mistaken for a slow Redis.
+    const timer = setTimeout(() => setImmediate(() => reject(new StoreTimeoutError(ms))), ms);
     promise.then(
       (value) => {
         clearTimeout(timer);

@@ -14,6 +14,8 @@ export const EnvSchema = z.object({
   TOLLGATE_ROOT_KEY: z.string().regex(/^tgr_[1-9A-HJ-NP-Za-km-z]{16,64}$/, 'must look like tgr_<base58>').optional(),
   TOLLGATE_ADMIN_EMAIL: z.email().optional(),
   TOLLGATE_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
+  /** Deadline of one rate-limit store call; past it the plan's failMode decides. */
+  TOLLGATE_STORE_TIMEOUT_MS: z.coerce.number().int().min(1).max(10_000).default(50),
   USAGE_FLUSH_MS: z.coerce.number().int().min(100).max(3_600_000).default(5000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.string().default('production'),

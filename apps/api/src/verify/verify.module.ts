@@ -20,6 +20,7 @@ import { VerifyController } from './verify.controller';
       useFactory: (env: Env, keys: KeysRepository) => ({
         redis: env.REDIS_URL,
         prefix: env.REDIS_KEY_PREFIX,
+        storeTimeoutMs: env.TOLLGATE_STORE_TIMEOUT_MS,
         lookup: (secretHash: string) => keys.findForVerification(secretHash),
       }),
     }),
