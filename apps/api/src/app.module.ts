@@ -9,13 +9,14 @@ import { KeysModule } from './keys/keys.module';
 import { OpenApiModule } from './openapi/openapi.module';
 import { PlansModule } from './plans/plans.module';
 import { VerifyModule } from './verify/verify.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
 export class AppModule {
   static forRoot(env: Env): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(env), InfraModule, AuthModule, AuditModule, HealthModule, OpenApiModule, PlansModule, KeysModule, VerifyModule],
+      imports: [ConfigModule.forRoot(env), InfraModule, AuthModule, AuditModule, HealthModule, OpenApiModule, PlansModule, KeysModule, VerifyModule, WebhooksModule],
     };
   }
 }

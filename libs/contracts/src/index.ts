@@ -7,3 +7,4 @@ export * from './audit';
 export * from './health';
 export * from './openapi';
 export * from './usage';
+export * from './webhooks';

@@ -5,6 +5,7 @@ import { ProblemSchema } from './errors';
 import { HealthSchema } from './health';
 import { KeyInputSchema, KeyPatchSchema, KeySchema, KeyWithSecretSchema, ListKeysQuerySchema, RotateKeyInputSchema, VerificationSchema, VerifyInputSchema } from './keys';
 import { PlanInputSchema, PlanPatchSchema, PlanSchema } from './plans';
+import { WebhookCreatedSchema, WebhookDeliverySchema, WebhookInputSchema, WebhookSchema } from './webhooks';
 
 type Method = 'get' | 'post' | 'patch' | 'delete';
 
@@ -45,6 +46,11 @@ export const ROUTES: RouteSpec[] = [
     auth: 'none',
     responses: { 200: z.object({ ok: z.literal(true), keyId: z.string(), ownerId: z.string().nullable(), planId: z.string(), at: z.string() }), 401: ProblemSchema, 403: ProblemSchema, 429: ProblemSchema, 503: ProblemSchema },
   },
+  { method: 'post', path: '/v1/webhooks', summary: 'Subscribe a URL to events (the signing secret is shown once)', tag: 'webhooks', body: WebhookInputSchema, responses: { 201: WebhookCreatedSchema, 400: ProblemSchema } },
+  { method: 'get', path: '/v1/webhooks', summary: 'List webhooks', tag: 'webhooks', responses: { 200: list(WebhookSchema) } },
+  { method: 'get', path: '/v1/webhooks/{id}', summary: 'Get a webhook', tag: 'webhooks', responses: { 200: WebhookSchema, 404: ProblemSchema } },
+  { method: 'get', path: '/v1/webhooks/{id}/deliveries', summary: 'Recent deliveries with their status', tag: 'webhooks', responses: { 200: list(WebhookDeliverySchema), 404: ProblemSchema } },
+  { method: 'delete', path: '/v1/webhooks/{id}', summary: 'Delete a webhook', tag: 'webhooks', responses: { 204: null, 404: ProblemSchema } },
   { method: 'get', path: '/v1/audit', summary: 'Audit log', tag: 'audit', query: AuditQuerySchema, responses: { 200: page(AuditEntrySchema) } },
   { method: 'post', path: '/v1/auth/login', summary: 'Log in to the dashboard (sets a session cookie)', tag: 'auth', auth: 'none', body: LoginInputSchema, responses: { 204: null, 400: ProblemSchema, 401: ProblemSchema, 429: ProblemSchema } },
   { method: 'post', path: '/v1/auth/logout', summary: 'Log out', tag: 'auth', auth: 'none', responses: { 204: null } },

@@ -155,3 +155,30 @@ describe('KeyVerifier (in-process store)', () => {
     expect(lookups).toHaveLength(0);
   });
 });
+
+describe('KeyVerifier onDecision', () => {
+  it('hears every decision, and a failing listener never breaks verification', async () => {
+    const record = key({ limits: [{ name: 'burst', algorithm: 'fixed_window', limit: 2, windowMs: 60_000, scope: 'key' }] });
+    const heard: string[] = [];
+    const warnings: string[] = [];
+    let explode = false;
+    const verifier = new KeyVerifier({
+      store: new MemoryStore({ clock: () => 1_700_000_000_000 }),
+      lookup: async (hash) => (hash === sha256Hex('s') ? record : null),
+      clock: () => 1_700_000_000_000,
+      logger: { warn: (message) => warnings.push(message) },
+      onDecision: (result) => {
+        heard.push(result.code);
+        if (explode) throw new Error('listener bug');
+      },
+    });
+    await verifier.verify('s');
+    await verifier.verify('s');
+    await verifier.verify('nope');
+    explode = true;
+    const result = await verifier.verify('s');
+    expect(result.code).toBe('RATE_LIMITED');
+    expect(heard).toEqual(['VALID', 'VALID', 'NOT_FOUND', 'RATE_LIMITED']);
+    expect(warnings).toEqual(['onDecision listener failed: listener bug']);
+  });
+});

@@ -50,6 +50,11 @@ export interface KeyVerifierOptions {
   logger?: GuardLogger;
   /** Local clock (expiry, blocked-key shortcut, cache ages), default Date.now. */
   clock?: () => number;
+  /**
+   * Called with every decision, synchronously, after it is made (e.g. to raise quota or rate-limit
+   * events). Must be cheap and must not throw; errors are logged and swallowed.
+   */
+  onDecision?: (result: VerificationResult) => void;
 }
 
 export interface VerifyOptions {
@@ -116,6 +121,7 @@ export class KeyVerifier {
   private readonly timeoutMs: number;
   private readonly clock: () => number;
   private readonly logger: GuardLogger | undefined;
+  private readonly onDecision: ((result: VerificationResult) => void) | undefined;
   private readonly client: GuardRedisClient | undefined;
   private readonly ownsClient: boolean;
   private readonly subscriber: InvalidationSubscriber | undefined;
@@ -125,6 +131,7 @@ export class KeyVerifier {
     this.prefix = opts.prefix ?? 'tg:';
     this.clock = opts.clock ?? Date.now;
     this.logger = opts.logger;
+    this.onDecision = opts.onDecision;
     this.timeoutMs = opts.storeTimeoutMs ?? 50;
     this.cache = new KeyCache(opts.lookup, {
       maxEntries: opts.cacheSize,
@@ -227,6 +234,18 @@ export class KeyVerifier {
   }
 
   async verify(secret: string, opts: VerifyOptions = {}): Promise<VerificationResult> {
+    const result = await this.decide(secret, opts);
+    if (this.onDecision) {
+      try {
+        this.onDecision(result);
+      } catch (err) {
+        this.logger?.warn(`onDecision listener failed: ${(err as Error).message}`);
+      }
+    }
+    return result;
+  }
+
+  private async decide(secret: string, opts: VerifyOptions): Promise<VerificationResult> {
     const cost = validateCost(opts.cost);
     const record = await this.cache.get(sha256Hex(secret));
     const now = this.clock();

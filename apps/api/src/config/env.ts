@@ -17,6 +17,12 @@ export const EnvSchema = z.object({
   /** Deadline of one rate-limit store call; past it the plan's failMode decides. */
   TOLLGATE_STORE_TIMEOUT_MS: z.coerce.number().int().min(1).max(10_000).default(50),
   USAGE_FLUSH_MS: z.coerce.number().int().min(100).max(3_600_000).default(5000),
+  /** How often due webhook deliveries are sent. */
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  /** First retry delay of a failed delivery; it doubles per attempt (capped at 1 h) for 24 h. */
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(10_000),
+  /** How often keys close to expiry are looked for (key.expiring). */
+  WEBHOOK_SCAN_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.string().default('production'),
 });

@@ -5,6 +5,8 @@ import type { Env } from '../config/env';
 import { DemoController } from '../demo/demo.controller';
 import { KeysModule } from '../keys/keys.module';
 import { KeysRepository } from '../keys/keys.repository';
+import { WebhookEvents } from '../webhooks/webhook-events';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 import { VerifyController } from './verify.controller';
 
 /**
@@ -15,13 +17,14 @@ import { VerifyController } from './verify.controller';
   imports: [
     KeysModule,
     TollgateGuardModule.forRootAsync({
-      imports: [KeysModule],
-      inject: [ENV, KeysRepository],
-      useFactory: (env: Env, keys: KeysRepository) => ({
+      imports: [KeysModule, WebhooksModule],
+      inject: [ENV, KeysRepository, WebhookEvents],
+      useFactory: (env: Env, keys: KeysRepository, events: WebhookEvents) => ({
         redis: env.REDIS_URL,
         prefix: env.REDIS_KEY_PREFIX,
         storeTimeoutMs: env.TOLLGATE_STORE_TIMEOUT_MS,
         lookup: (secretHash: string) => keys.findForVerification(secretHash),
+        onDecision: events.onDecision,
       }),
     }),
   ],

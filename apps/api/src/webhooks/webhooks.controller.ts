@@ -1,0 +1,39 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { WebhookInputSchema } from '@tollgate/contracts';
+import type { z } from 'zod';
+import type { AuditContext } from '../auth/actor';
+import { Audit } from '../auth/actor.decorator';
+import { IdPipe } from '../http/id.pipe';
+import { ZodValidationPipe } from '../http/zod-validation.pipe';
+import { WebhooksService } from './webhooks.service';
+
+@Controller('v1/webhooks')
+export class WebhooksController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @Post()
+  create(@Body(new ZodValidationPipe(WebhookInputSchema)) body: z.output<typeof WebhookInputSchema>, @Audit() audit: AuditContext) {
+    return this.webhooks.create(body, audit);
+  }
+
+  @Get()
+  async list() {
+    return { items: await this.webhooks.list() };
+  }
+
+  @Get(':id')
+  get(@Param('id', new IdPipe('Webhook')) id: string) {
+    return this.webhooks.get(id);
+  }
+
+  @Get(':id/deliveries')
+  async deliveries(@Param('id', new IdPipe('Webhook')) id: string) {
+    return { items: await this.webhooks.deliveries(id) };
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  async delete(@Param('id', new IdPipe('Webhook')) id: string, @Audit() audit: AuditContext) {
+    await this.webhooks.delete(id, audit);
+  }
+}

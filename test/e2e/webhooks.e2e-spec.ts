@@ -1,0 +1,121 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KeyExpiryScanner } from '../../apps/api/src/webhooks/key-expiry.scanner';
+import { verifySignature } from '../../apps/api/src/webhooks/webhook-signature';
+import { burstLimit, startAdminHarness, type AdminHarness } from '../support/admin';
+
+interface Received {
+  headers: IncomingMessage['headers'];
+  body: string;
+  json: any;
+}
+
+/** A webhook receiver: records every request; the first `failFirst` answers are 500s. */
+async function startReceiver(failFirst = 0): Promise<{ url: string; received: Received[]; close: () => Promise<void> }> {
+  const received: Received[] = [];
+  let failures = failFirst;
+  const server: Server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => {
+      if (failures > 0) {
+        failures -= 1;
+        response.writeHead(500).end();
+        return;
+      }
+      received.push({ headers: request.headers, body, json: JSON.parse(body) });
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { url: `http://127.0.0.1:${port}/hook`, received, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+async function waitFor(predicate: () => boolean, timeoutMs = 8000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('webhooks', () => {
+  let h: AdminHarness;
+  beforeAll(async () => {
+    h = await startAdminHarness({ WEBHOOK_POLL_MS: '50', WEBHOOK_RETRY_BASE_MS: '200' });
+  });
+  afterAll(async () => h?.close());
+
+  it('POST /v1/webhooks returns the signing secret once (201); list, get, 400s and 404s', async () => {
+    const created = await h.call('POST', '/v1/webhooks', { url: 'https://example.test/hook', events: ['key.expiring'] });
+    expect(created.status).toBe(201);
+    expect(created.body.secret).toMatch(/^whsec_/);
+    expect(created.body.thresholds).toEqual([80, 90, 100]);
+    const listed = await h.call('GET', '/v1/webhooks');
+    expect(listed.body.items.find((item: { id: string }) => item.id === created.body.id).secret).toBeUndefined();
+    expect((await h.call('GET', `/v1/webhooks/${created.body.id}`)).status).toBe(200);
+    const bad = await h.call('POST', '/v1/webhooks', { url: 'ftp://x', events: ['nope'], thresholds: [0, 101] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors.map((e: { path: string }) => e.path)).toEqual(expect.arrayContaining(['url', 'events.0', 'thresholds.0', 'thresholds.1']));
+    expect((await h.call('DELETE', `/v1/webhooks/${created.body.id}`)).status).toBe(204);
+    expect((await h.call('GET', `/v1/webhooks/${created.body.id}`)).status).toBe(404);
+    expect((await h.call('DELETE', `/v1/webhooks/${created.body.id}`)).status).toBe(404);
+  });
+
+  it('a receiver sees each quota threshold once per period, signed, even when the first attempt fails', async () => {
+    const receiver = await startReceiver(1);
+    try {
+      const hook = await h.call('POST', '/v1/webhooks', { url: receiver.url, events: ['quota.threshold'], thresholds: [50, 100] });
+      const plan = await h.call('POST', '/v1/plans', { name: 'quota-hook', limits: [{ ...burstLimit, limit: 100, burst: 100 }], quota: { limit: 4, period: 'day' } });
+      const key = await h.call('POST', '/v1/keys', { name: 'hooked', planId: plan.body.id });
+      const codes: string[] = [];
+      for (let i = 0; i < 7; i += 1) codes.push((await h.call('POST', '/v1/keys/verify', { key: key.body.key })).body.code);
+      expect(codes).toEqual(['VALID', 'VALID', 'VALID', 'VALID', 'QUOTA_EXCEEDED', 'QUOTA_EXCEEDED', 'QUOTA_EXCEEDED']);
+
+      await waitFor(() => receiver.received.length >= 2);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(receiver.received).toHaveLength(2);
+      const thresholds = receiver.received.map((r) => r.json.data.threshold).sort((a, b) => a - b);
+      expect(thresholds).toEqual([50, 100]);
+      for (const request of receiver.received) {
+        expect(request.json.type).toBe('quota.threshold');
+        expect(request.json.data).toMatchObject({ keyId: key.body.id, limit: 4 });
+        expect(request.headers['tollgate-event']).toBe('quota.threshold');
+        expect(verifySignature(hook.body.secret, request.body, String(request.headers['tollgate-signature']), Math.floor(Date.now() / 1000))).toBe(true);
+      }
+
+      const deliveries = await h.call('GET', `/v1/webhooks/${hook.body.id}/deliveries`);
+      expect(deliveries.body.items).toHaveLength(2);
+      expect(deliveries.body.items.every((d: { status: string }) => d.status === 'succeeded')).toBe(true);
+      expect(deliveries.body.items.map((d: { attempts: number }) => d.attempts).sort()).toEqual([1, 2]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('key.expiring: 7 days and 1 day before, each once', async () => {
+    const receiver = await startReceiver();
+    try {
+      await h.call('POST', '/v1/webhooks', { url: receiver.url, events: ['key.expiring'] });
+      const plan = await h.call('POST', '/v1/plans', { name: 'expiring', limits: [burstLimit] });
+      const inThreeDays = await h.call('POST', '/v1/keys', { name: 'three days', planId: plan.body.id, expiresAt: new Date(Date.now() + 3 * 86_400_000).toISOString() });
+      const inTwelveHours = await h.call('POST', '/v1/keys', { name: 'twelve hours', planId: plan.body.id, expiresAt: new Date(Date.now() + 12 * 3_600_000).toISOString() });
+      await h.call('POST', '/v1/keys', { name: 'next month', planId: plan.body.id, expiresAt: new Date(Date.now() + 30 * 86_400_000).toISOString() });
+      const scanner = h.api.app.get(KeyExpiryScanner);
+      await scanner.scan();
+      await scanner.scan();
+      await waitFor(() => receiver.received.length >= 2);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const notices = receiver.received.map((r) => `${r.json.data.keyId}:${r.json.data.notice}`).sort();
+      expect(notices).toEqual([`${inThreeDays.body.id}:7d`, `${inTwelveHours.body.id}:1d`].sort());
+      // two days later the three-day key is inside its last day: the 1-day notice, once
+      await scanner.scan(Date.now() + 2.5 * 86_400_000);
+      await waitFor(() => receiver.received.length >= 3);
+      expect(receiver.received[2].json.data).toMatchObject({ keyId: inThreeDays.body.id, notice: '1d' });
+    } finally {
+      await receiver.close();
+    }
+  });
+});
