@@ -1,6 +1,11 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Redis from 'ioredis';
+import { RedisStore } from '@tollgate/rate-limit';
+import { USAGE_METER_PREFIX } from '@tollgate/nest-guard';
+import { UsageFlusher } from '../../apps/api/src/usage/usage-flusher';
 import { KeyExpiryScanner } from '../../apps/api/src/webhooks/key-expiry.scanner';
+import { TEST_REDIS_URL } from '../support/test-env';
 import { verifySignature } from '../../apps/api/src/webhooks/webhook-signature';
 import { burstLimit, startAdminHarness, type AdminHarness } from '../support/admin';
 
@@ -115,6 +120,33 @@ describe('webhooks', () => {
       await waitFor(() => receiver.received.length >= 3);
       expect(receiver.received[2].json.data).toMatchObject({ keyId: inThreeDays.body.id, notice: '1d' });
     } finally {
+      await receiver.close();
+    }
+  });
+
+  it('ratelimit.exceeded: once per key per minute, with the minute\'s exact rejection count', async () => {
+    const receiver = await startReceiver();
+    const redis = new Redis(TEST_REDIS_URL);
+    try {
+      await h.call('POST', '/v1/webhooks', { url: receiver.url, events: ['ratelimit.exceeded'] });
+      const plan = await h.call('POST', '/v1/plans', { name: 'noisy', limits: [burstLimit] });
+      const key = await h.call('POST', '/v1/keys', { name: 'noisy', planId: plan.body.id });
+      // Decisions in a minute that has already closed, through the real engine and meter.
+      const store = new RedisStore(redis, { prefix: h.api.env.REDIS_KEY_PREFIX, testClock: true });
+      const minute = Math.floor(Date.now() / 60_000) * 60_000 - 5 * 60_000;
+      const limits = [{ name: 'burst', identity: `key:${key.body.id}`, params: { algorithm: 'fixed_window' as const, limit: 2, windowMs: 60_000 } }];
+      const codes: string[] = [];
+      for (let i = 0; i < 7; i += 1) codes.push((await store.check({ limits, meter: { keyPrefix: USAGE_METER_PREFIX, member: key.body.id }, nowMs: minute + 1000 + i })).code);
+      expect(codes.filter((code) => code === 'RATE_LIMITED')).toHaveLength(5);
+      const flusher = h.api.app.get(UsageFlusher);
+      await flusher.runOnce();
+      await flusher.runOnce();
+      await waitFor(() => receiver.received.length >= 1);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(receiver.received).toHaveLength(1);
+      expect(receiver.received[0].json).toMatchObject({ type: 'ratelimit.exceeded', data: { keyId: key.body.id, minuteStart: new Date(minute).toISOString(), rejected: 5, admitted: 2 } });
+    } finally {
+      redis.disconnect();
       await receiver.close();
     }
   });

@@ -8,6 +8,7 @@ import { InfraModule } from './infra/infra.module';
 import { KeysModule } from './keys/keys.module';
 import { OpenApiModule } from './openapi/openapi.module';
 import { PlansModule } from './plans/plans.module';
+import { UsageModule } from './usage/usage.module';
 import { VerifyModule } from './verify/verify.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
@@ -16,7 +17,7 @@ export class AppModule {
   static forRoot(env: Env): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(env), InfraModule, AuthModule, AuditModule, HealthModule, OpenApiModule, PlansModule, KeysModule, VerifyModule, WebhooksModule],
+      imports: [ConfigModule.forRoot(env), InfraModule, AuthModule, AuditModule, HealthModule, OpenApiModule, PlansModule, KeysModule, VerifyModule, WebhooksModule, UsageModule],
     };
   }
 }

@@ -5,6 +5,7 @@ import { ProblemSchema } from './errors';
 import { HealthSchema } from './health';
 import { KeyInputSchema, KeyPatchSchema, KeySchema, KeyWithSecretSchema, ListKeysQuerySchema, RotateKeyInputSchema, VerificationSchema, VerifyInputSchema } from './keys';
 import { PlanInputSchema, PlanPatchSchema, PlanSchema } from './plans';
+import { UsageQuerySchema, UsageSeriesSchema, UsageStreamQuerySchema, UsageTopQuerySchema, UsageTopSchema } from './usage';
 import { WebhookCreatedSchema, WebhookDeliverySchema, WebhookInputSchema, WebhookSchema } from './webhooks';
 
 type Method = 'get' | 'post' | 'patch' | 'delete';
@@ -46,6 +47,10 @@ export const ROUTES: RouteSpec[] = [
     auth: 'none',
     responses: { 200: z.object({ ok: z.literal(true), keyId: z.string(), ownerId: z.string().nullable(), planId: z.string(), at: z.string() }), 401: ProblemSchema, 403: ProblemSchema, 429: ProblemSchema, 503: ProblemSchema },
   },
+  { method: 'get', path: '/v1/usage', summary: 'Usage over time by outcome (flushed rollups plus the live minute)', tag: 'usage', query: UsageQuerySchema, responses: { 200: UsageSeriesSchema, 400: ProblemSchema } },
+  { method: 'get', path: '/v1/usage/top', summary: 'Keys with the most decisions in a range', tag: 'usage', query: UsageTopQuerySchema, responses: { 200: UsageTopSchema, 400: ProblemSchema } },
+  { method: 'get', path: '/v1/usage/stream', summary: 'Live usage, one event a second while traffic flows (server-sent events)', tag: 'usage', query: UsageStreamQuerySchema, responses: { 200: 'text/event-stream', 400: ProblemSchema } },
+  { method: 'get', path: '/v1/usage/export.csv', summary: 'The /v1/usage series as CSV', tag: 'usage', query: UsageQuerySchema, responses: { 200: 'text/csv', 400: ProblemSchema } },
   { method: 'post', path: '/v1/webhooks', summary: 'Subscribe a URL to events (the signing secret is shown once)', tag: 'webhooks', body: WebhookInputSchema, responses: { 201: WebhookCreatedSchema, 400: ProblemSchema } },
   { method: 'get', path: '/v1/webhooks', summary: 'List webhooks', tag: 'webhooks', responses: { 200: list(WebhookSchema) } },
   { method: 'get', path: '/v1/webhooks/{id}', summary: 'Get a webhook', tag: 'webhooks', responses: { 200: WebhookSchema, 404: ProblemSchema } },

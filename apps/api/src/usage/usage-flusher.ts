@@ -1,0 +1,226 @@
+import { Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { DEFAULT_RETENTION, type UsageRetention } from './usage-range';
+import type { UsageRepository } from './usage.repository';
+import { UsageStore, type BucketRow, type Snapshot, type UsageRedis } from './usage-store';
+
+export interface UsageFlusherOptions {
+  /** Pause between runs (USAGE_FLUSH_MS). Runs never overlap: the next is scheduled after one ends. */
+  intervalMs: number;
+  /** A minute is claimed once Redis time is past its end by this much (clock jitter between instances). Default 2 s. */
+  safetyMarginMs?: number;
+  /** A snapshot pending this long (its flusher died mid-flush) is taken over. Default max(30 s, 3 x interval). */
+  staleClaimMs?: number;
+  /** A committed snapshot stays readable in Redis this long (readers' consistency window). Default 60 s, minimum 60 s. */
+  graceMs?: number;
+  /** At most this many minute buckets per run. Default 500. */
+  maxBucketsPerRun?: number;
+  retention?: Partial<UsageRetention>;
+  /** Retention prune period. Default 1 h (the first prune runs with the first flush); 0 turns the automatic prune off. */
+  pruneEveryMs?: number;
+  /**
+   * Called once for every minute bucket this flusher committed (never for one found already
+   * committed), e.g. to raise `ratelimit.exceeded` with the minute's exact count. Must not throw.
+   */
+  onBucketCommitted?: (minuteMs: number, rows: readonly BucketRow[]) => void;
+  /** Fault injection for crash tests: throwing aborts the run at that point, like a kill would. */
+  faults?: {
+    beforeCommit?: (snapshots: readonly Snapshot[]) => void | Promise<void>;
+    afterCommit?: (snapshots: readonly Snapshot[]) => void | Promise<void>;
+  };
+}
+
+export interface FlushStats {
+  /** Snapshots committed into the rollups by this run. */
+  committed: number;
+  /** Snapshots found already committed (crash recovery, or a concurrent flusher won). */
+  skipped: number;
+  /** Decisions (counts) this run added to the rollups. */
+  decisions: number;
+  /** Distinct (bucket, key) rows upserted (each into minute, hour and day). */
+  rows: number;
+}
+
+/**
+ * Moves closed minute buckets from Redis into the Postgres rollups, exactly once per count:
+ *
+ * 1. claim: an atomic Lua step RENAMEs each closed live bucket to a snapshot key with a fresh
+ *    unique id and records it as pending (an immutable copy: late writes start a new live hash);
+ * 2. commit: one Postgres transaction inserts the `UsageFlush(bucketId = snapshot id)` markers of a
+ *    batch of snapshots and adds the counts of those whose marker was new to the minute, hour and
+ *    day rows; a snapshot whose marker already existed adds nothing;
+ * 3. release: only after the commit, the snapshot leaves the pending set and expires after a grace.
+ *
+ * A crash before 2 leaves a pending snapshot that any flusher takes over once stale; a crash
+ * between 2 and 3 leaves one whose marker exists, so the takeover skips it. Two flushers
+ * claiming the same minute: the RENAME happens once. Two flushers committing the same snapshot:
+ * the marker's primary key serialises them and the second does nothing.
+ */
+/** Snapshots read from Redis per round trip. */
+const READ_BATCH = 32;
+/** Key rows (before the x3 of minute/hour/day) per Postgres transaction. */
+const MAX_ROWS_PER_TX = 20_000;
+
+export class UsageFlusher implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('UsageFlusher');
+  private readonly store: UsageStore;
+  private readonly options: Required<Omit<UsageFlusherOptions, 'faults' | 'retention' | 'onBucketCommitted'>> & { retention: UsageRetention };
+  private readonly onBucketCommitted: UsageFlusherOptions['onBucketCommitted'];
+  faults: NonNullable<UsageFlusherOptions['faults']>;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<FlushStats> | undefined;
+  private started = false;
+  private lastPruneAt = -Infinity;
+
+  constructor(
+    private readonly repository: UsageRepository,
+    redis: UsageRedis,
+    options: UsageFlusherOptions,
+  ) {
+    this.store = new UsageStore(redis);
+    this.options = {
+      intervalMs: options.intervalMs,
+      safetyMarginMs: options.safetyMarginMs ?? 2000,
+      staleClaimMs: options.staleClaimMs ?? Math.max(30_000, 3 * options.intervalMs),
+      graceMs: Math.max(60_000, options.graceMs ?? 60_000),
+      maxBucketsPerRun: options.maxBucketsPerRun ?? 500,
+      pruneEveryMs: options.pruneEveryMs ?? 3_600_000,
+      retention: { ...DEFAULT_RETENTION, ...options.retention },
+    };
+    this.faults = options.faults ?? {};
+    this.onBucketCommitted = options.onBucketCommitted;
+  }
+
+  onModuleInit(): void {
+    this.start();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.stop();
+  }
+
+  /** Starts the periodic runs (the first one right away). Idempotent. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.schedule(0);
+  }
+
+  /** Stops scheduling and waits for an in-flight run to finish: no run outlives this. */
+  async stop(): Promise<void> {
+    this.started = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running?.catch(() => undefined);
+  }
+
+  private schedule(delayMs: number): void {
+    if (!this.started) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.runOnce()
+        .catch((error: unknown) => this.logger.warn(`usage flush failed (will retry): ${error instanceof Error ? error.message : String(error)}`))
+        .finally(() => this.schedule(this.options.intervalMs));
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  /** One flush now; if a run is in flight, waits for it instead of overlapping. */
+  runOnce(): Promise<FlushStats> {
+    this.running ??= this.flush().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async flush(): Promise<FlushStats> {
+    const stats: FlushStats = { committed: 0, skipped: 0, decisions: 0, rows: 0 };
+    const nowMs = await this.store.nowMs();
+    const max = this.options.maxBucketsPerRun;
+    const stale = await this.store.stalePending(nowMs - this.options.staleClaimMs, max);
+    const closed = await this.store.closedMinutes(nowMs - this.options.safetyMarginMs, max);
+    const claimed = await this.store.claim(closed, nowMs);
+    const snapshots = [...stale, ...claimed];
+    const lastUsed = new Map<string, number>();
+    // Snapshots are immutable, so reading them before the commit is safe; several go into one
+    // transaction (their hour/day rows pre-summed), bounded by snapshot count and row count.
+    for (let i = 0; i < snapshots.length; i += READ_BATCH) {
+      const slice = snapshots.slice(i, i + READ_BATCH);
+      const contents = await this.store.readSnapshots(slice);
+      const batch: { snapshot: Snapshot; rows: BucketRow[] }[] = [];
+      let batchRows = 0;
+      for (let j = 0; j < slice.length; j++) {
+        const rows = contents[j];
+        if (rows === null) {
+          await this.store.forget(slice[j]);
+          continue;
+        }
+        if (batch.length && batchRows + rows.length > MAX_ROWS_PER_TX) {
+          await this.commit(batch, stats, lastUsed);
+          batch.length = 0;
+          batchRows = 0;
+        }
+        batch.push({ snapshot: slice[j], rows });
+        batchRows += rows.length;
+      }
+      if (batch.length) await this.commit(batch, stats, lastUsed);
+    }
+    // lastUsedAt is advisory: one batched statement per run, outside the rollup transactions.
+    await this.repository.touchLastUsed(lastUsed);
+    await this.store.sweepSnapshots();
+    if (this.options.pruneEveryMs > 0 && nowMs - this.lastPruneAt >= this.options.pruneEveryMs) {
+      this.lastPruneAt = nowMs;
+      await this.prune(nowMs);
+    }
+    if (stats.committed) this.logger.debug(`flushed ${stats.committed} usage bucket(s), ${stats.decisions} decisions`);
+    return stats;
+  }
+
+  /** One transaction for a batch of snapshots, then their release in Redis. */
+  private async commit(batch: readonly { snapshot: Snapshot; rows: BucketRow[] }[], stats: FlushStats, lastUsed: Map<string, number>): Promise<void> {
+    const snapshots = batch.map((entry) => entry.snapshot);
+    await this.faults.beforeCommit?.(snapshots);
+    const applied = await this.repository.flushBuckets(batch.map((entry) => ({ id: entry.snapshot.id, minuteMs: entry.snapshot.minuteMs, rows: entry.rows })));
+    await this.faults.afterCommit?.(snapshots);
+    await this.store.markDone(snapshots, this.options.graceMs);
+    for (const { snapshot, rows } of batch) {
+      if (!applied.has(snapshot.id)) {
+        stats.skipped++;
+        continue;
+      }
+      stats.committed++;
+      stats.rows += rows.length;
+      stats.decisions += countOf(rows);
+      noteLastUsed(lastUsed, snapshot.minuteMs, rows);
+      try {
+        this.onBucketCommitted?.(snapshot.minuteMs, rows);
+      } catch (error) {
+        this.logger.warn(`onBucketCommitted failed: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  /** Deletes rollups past retention (minute 7 d, hour 90 d; day rows stay) and old flush markers. */
+  prune(nowMs = Date.now()) {
+    const retention = this.options.retention;
+    return this.repository.prune({
+      minuteBefore: nowMs - retention.minuteMs,
+      hourBefore: nowMs - retention.hourMs,
+      flushMarkerBefore: nowMs - retention.flushMarkerMs,
+    });
+  }
+}
+
+function countOf(rows: readonly BucketRow[]): number {
+  let total = 0;
+  for (const row of rows) total += row.valid + row.rateLimited + row.quotaExceeded + row.invalid;
+  return total;
+}
+
+/** lastUsedAt = start of the latest minute bucket in which the key got an authenticated decision. A key was used in a minute if it got an authenticated decision (valid, rate-limited or over quota). */
+function noteLastUsed(lastUsed: Map<string, number>, minuteMs: number, rows: readonly BucketRow[]): void {
+  for (const row of rows) {
+    if (row.keyId === '-' || row.valid + row.rateLimited + row.quotaExceeded === 0) continue;
+    const usedAt = minuteMs;
+    if ((lastUsed.get(row.keyId) ?? 0) < usedAt) lastUsed.set(row.keyId, usedAt);
+  }
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../http/api-error';
+import { autoGranularity, resolveRange } from './usage-range';
+import { parseBucket } from './usage-store';
+
+const NOW = Date.UTC(2026, 5, 15, 12, 30, 20);
+
+function fieldsOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ApiError) return (error.errors ?? []).map((e) => e.path);
+    throw error;
+  }
+  return [];
+}
+
+describe('resolveRange', () => {
+  it('defaults to the last 24 h in hour buckets, from the floored start to the bucket holding `to`', () => {
+    const range = resolveRange({}, NOW);
+    expect(range.granularity).toBe('hour');
+    expect(range.startMs).toBe(Date.UTC(2026, 5, 14, 12));
+    expect(range.endMs).toBe(Date.UTC(2026, 5, 15, 13));
+    expect(range.points).toBe(25);
+  });
+
+  it('refuses more buckets than the granularity allows, naming the field', () => {
+    const from = new Date(NOW - 2 * 86_400_000);
+    expect(fieldsOf(() => resolveRange({ from, granularity: 'minute' }, NOW))).toEqual(['query.granularity']);
+    expect(resolveRange({ from: new Date(NOW - 86_400_000 + 60_000), granularity: 'minute' }, NOW).points).toBeLessThanOrEqual(1440);
+    expect(fieldsOf(() => resolveRange({ from: new Date(Date.UTC(2020, 0, 1)) }, NOW))).toEqual(['query.from']);
+    expect(fieldsOf(() => resolveRange({ to: new Date(NOW - 100 * 86_400_000 * 365) }, NOW))).toEqual([]);
+  });
+
+  it('picks minute for short recent ranges, hour up to 14 days, day beyond or past retention', () => {
+    expect(autoGranularity(NOW - 3_600_000, NOW, NOW)).toBe('minute');
+    expect(autoGranularity(NOW - 7 * 86_400_000, NOW, NOW)).toBe('hour');
+    expect(autoGranularity(NOW - 30 * 86_400_000, NOW, NOW)).toBe('day');
+    expect(autoGranularity(NOW - 200 * 86_400_000, NOW - 199 * 86_400_000, NOW)).toBe('day');
+  });
+});
+
+describe('parseBucket', () => {
+  it('groups `<keyId>|<outcome>` fields per key and ignores anything else', () => {
+    expect(parseBucket(['key_a|valid', '3', 'key_a|rateLimited', '2', '-|invalid', '1', 'junk', '5', 'key_b|other', '1']).sort((a, b) => a.keyId.localeCompare(b.keyId))).toEqual([
+      { keyId: '-', valid: 0, rateLimited: 0, quotaExceeded: 0, invalid: 1 },
+      { keyId: 'key_a', valid: 3, rateLimited: 2, quotaExceeded: 0, invalid: 0 },
+    ]);
+  });
+});

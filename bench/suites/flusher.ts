@@ -1,0 +1,190 @@
+// The usage flusher: decisions per second it moves from Redis minute buckets into the Postgres
+// rollups (minute + hour + day upserts, the UsageFlush marker, owner/plan lookup, lastUsedAt).
+// Buckets are filled with HINCRBY pipelines in the engine's exact layout (meterBucketKey /
+// meterIndexKey), for minutes already closed, then ONE flusher run moves them all; the figure is
+// total decisions / wall time of that run. Runs on a scratch database (migrated with the real
+// `prisma migrate deploy`, dropped afterwards) and a unique Redis prefix.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import Module from 'node:module';
+import path from 'node:path';
+import Redis from 'ioredis';
+import { Client } from 'pg';
+
+export const name = 'flusher';
+
+const ROOT = path.resolve(__dirname, '../..');
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL ?? process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const MINUTE = 60_000;
+
+/** Workspace packages resolve to their TypeScript source (as in vitest), not to a possibly stale dist/. */
+function aliasWorkspacePackages(): void {
+  const sources: Record<string, string> = {
+    '@tollgate/rate-limit': path.join(ROOT, 'libs/rate-limit/src/index.ts'),
+    '@tollgate/contracts': path.join(ROOT, 'libs/contracts/src/index.ts'),
+  };
+  const loader = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
+  const original = loader._resolveFilename;
+  loader._resolveFilename = function (request: string, ...rest: unknown[]) {
+    return original.call(this, sources[request] ?? request, ...rest);
+  };
+}
+
+function databaseUrl(database: string): string {
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+async function admin(sql: string): Promise<void> {
+  const client = new Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+interface Scenario {
+  label: string;
+  buckets: number;
+  keys: number;
+  /** Counts per `<keyId>|<outcome>` field are drawn from 1..maxCount. */
+  maxCount: number;
+}
+
+const RESULT_MARK = 'FLUSHER_BENCH_RESULT ';
+
+/**
+ * The API's classes use parameter decorators, which tsx compiles only for files its tsconfig
+ * includes: so the measurement runs in a child process with the API's tsconfig (as the engine
+ * suite runs its loops in children), and reports one JSON line.
+ */
+export async function run(opts: { quick: boolean }): Promise<Record<string, unknown>> {
+  const out = execFileSync(process.execPath, ['--import', 'tsx', __filename, '--flusher-bench-child', opts.quick ? 'quick' : 'full'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, TSX_TSCONFIG_PATH: path.join(ROOT, 'apps/api/tsconfig.json') },
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const line = out.split('\n').find((l) => l.startsWith(RESULT_MARK));
+  if (!line) throw new Error(`flusher bench child printed no result:\n${out}`);
+  return JSON.parse(line.slice(RESULT_MARK.length)) as Record<string, unknown>;
+}
+
+async function measure(opts: { quick: boolean }): Promise<Record<string, unknown>> {
+  aliasWorkspacePackages();
+  const { meterBucketKey, meterIndexKey } = await import('../../libs/rate-limit/src/index');
+  const { PrismaService } = await import('../../apps/api/src/infra/prisma.service');
+  const { UsageRepository } = await import('../../apps/api/src/usage/usage.repository');
+  const { UsageFlusher } = await import('../../apps/api/src/usage/usage-flusher');
+  const { USAGE_KEY_PREFIX } = await import('../../apps/api/src/usage/usage-store');
+
+  const database = `tollgate_bench_flusher_${randomBytes(4).toString('hex')}`;
+  await admin(`CREATE DATABASE ${database}`);
+  const url = databaseUrl(database);
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  const prefix = `tgbench:flusher:${randomBytes(4).toString('hex')}:`;
+  let prisma: InstanceType<typeof PrismaService> | undefined;
+  try {
+    execFileSync(process.execPath, [path.join(ROOT, 'node_modules/prisma/build/index.js'), 'migrate', 'deploy'], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: url, CHECKPOINT_DISABLE: '1' },
+      stdio: 'pipe',
+    });
+    prisma = new PrismaService({ DATABASE_URL: url } as never);
+    const repository = new UsageRepository(prisma);
+
+    const scenarios: Scenario[] = opts.quick
+      ? [
+          { label: 'Typical', buckets: 5, keys: 2000, maxCount: 40 },
+          { label: 'Sparse', buckets: 3, keys: 2000, maxCount: 1 },
+        ]
+      : [
+          { label: 'Typical', buckets: 20, keys: 5000, maxCount: 40 },
+          { label: 'Sparse', buckets: 10, keys: 5000, maxCount: 1 },
+        ];
+    const maxKeys = Math.max(...scenarios.map((s) => s.keys));
+    // Real keys (owner/plan lookup and lastUsedAt are part of the work), plus unknown secrets ('-').
+    const db = new Client({ connectionString: url });
+    await db.connect();
+    await db.query(`INSERT INTO "Plan" (id, name, "updatedAt") VALUES ('plan_bench', 'bench', now())`);
+    await db.query(
+      `INSERT INTO "ApiKey" (id, hash, start, prefix, name, "planId", "ownerId", "updatedAt")
+       SELECT 'key_bench_' || i, md5(i::text), 'tg_bench', 'tg', 'bench ' || i, 'plan_bench', 'owner_' || (i % 100), now()
+       FROM generate_series(1, $1::int) AS i`,
+      [maxKeys],
+    );
+
+    const figures: Record<string, unknown> = {};
+    const now = Number((await redis.time())[0]) * 1000;
+    let minuteCursor = Math.floor(now / MINUTE) * MINUTE - 10 * MINUTE;
+    for (const scenario of scenarios) {
+      let decisions = 0;
+      for (let b = 0; b < scenario.buckets; b++) {
+        const minute = minuteCursor;
+        minuteCursor -= MINUTE;
+        const bucket = meterBucketKey(prefix, USAGE_KEY_PREFIX, minute);
+        let pipeline = redis.pipeline();
+        for (let k = 1; k <= scenario.keys; k++) {
+          const member = k === scenario.keys ? '-' : `key_bench_${k}`;
+          for (const outcome of ['valid', 'rateLimited', 'quotaExceeded', 'invalid']) {
+            const count = 1 + Math.floor(Math.random() * scenario.maxCount);
+            pipeline.hincrby(bucket, `${member}|${outcome}`, count);
+            decisions += count;
+          }
+          if (k % 1000 === 0) {
+            await pipeline.exec();
+            pipeline = redis.pipeline();
+          }
+        }
+        pipeline.pexpire(bucket, 172_800_000);
+        pipeline.zadd(meterIndexKey(prefix, USAGE_KEY_PREFIX), minute, String(minute));
+        await pipeline.exec();
+      }
+      const flusher = new UsageFlusher(repository, { client: redis, prefix }, { intervalMs: 1000, pruneEveryMs: 0, maxBucketsPerRun: 10_000 });
+      const began = performance.now();
+      const stats = await flusher.runOnce();
+      const seconds = (performance.now() - began) / 1000;
+      if (stats.decisions !== decisions) throw new Error(`flushed ${stats.decisions} decisions, wrote ${decisions}`);
+      const check = await db.query(`SELECT sum(valid + "rateLimited" + "quotaExceeded" + invalid)::text AS n FROM "UsageRollup" WHERE granularity = 'day'`);
+      figures[`flusher${scenario.label}Buckets`] = scenario.buckets;
+      figures[`flusher${scenario.label}KeysPerBucket`] = scenario.keys;
+      figures[`flusher${scenario.label}Decisions`] = decisions;
+      figures[`flusher${scenario.label}Seconds`] = Number(seconds.toFixed(3));
+      figures[`flusher${scenario.label}DecisionsPerSec`] = Math.round(decisions / seconds);
+      figures[`flusher${scenario.label}KeyMinutesPerSec`] = Math.round(stats.rows / seconds);
+      figures[`flusher${scenario.label}RollupTotalAfter`] = Number(check.rows[0].n);
+    }
+    await db.end();
+    // The headline: decisions/s for the typical shape (busy keys, 1..40 per outcome per minute).
+    figures.flusherDecisionsPerSec = figures.flusherTypicalDecisionsPerSec;
+    figures.flusherTargetDecisionsPerSec = 50_000;
+    return figures;
+  } finally {
+    await prisma?.$disconnect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+    redis.disconnect();
+    await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  }
+}
+
+if (process.argv[2] === '--flusher-bench-child') {
+  measure({ quick: process.argv[3] === 'quick' })
+    .then((figures) => {
+      console.log(`${RESULT_MARK}${JSON.stringify(figures)}`);
+      process.exit(0);
+    })
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    });
+}
