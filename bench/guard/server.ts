@@ -1,0 +1,129 @@
+// One benchmark server, run in its own process by bench/suites/guard.ts:
+//   node --import tsx bench/guard/server.ts <guarded|unguarded|throttler>
+// The same Nest 11 + Fastify app and the same handler as the API's GET /v1/demo/echo, with
+//   guarded   — @UseGuards(TollgateGuard), TollgateGuardModule.forRoot on Redis, a fixed key;
+//   unguarded — no guard at all (the baseline);
+//   throttler — @nestjs/throttler's ThrottlerGuard with two named throttlers (burst + sustained)
+//               on @nest-lab/throttler-storage-redis.
+// Env: REDIS_URL, BENCH_PREFIX (Redis key prefix), BENCH_KEY (the API key secret).
+// Prints `READY <port>` once listening; closes the app (and its Redis connections) on SIGTERM.
+import 'reflect-metadata';
+import { Controller, Get, Module, Req, UseFilters, UseGuards, type DynamicModule, type ExecutionContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
+import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
+import { createHash } from 'node:crypto';
+// The built package (dist, compiled by tsc with decorator metadata), as any app would import it:
+// tsx/esbuild does not emit decorator metadata, which Nest's constructor injection needs.
+import { GuardRejectionFilter, TollgateGuard, TollgateGuardModule, sha256Hex, type GuardedRequest, type KeyRecord } from '@tollgate/nest-guard';
+import { BENCH_LIMITS, BENCH_QUOTA } from './limits';
+
+type Mode = 'guarded' | 'unguarded' | 'throttler';
+const mode = process.argv[2] as Mode;
+if (!['guarded', 'unguarded', 'throttler'].includes(mode)) throw new Error(`unknown mode ${process.argv[2]}`);
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const PREFIX = process.env.BENCH_PREFIX ?? 'tgbench:guard:';
+const KEY = process.env.BENCH_KEY ?? 'tg_bench';
+
+// The API's handler, verbatim.
+function echo(request: GuardedRequest) {
+  const verification = request.tollgate;
+  return { ok: true, keyId: verification?.keyId, ownerId: verification?.ownerId ?? null, planId: verification?.planId, at: new Date().toISOString() };
+}
+
+@Controller('v1/demo')
+@UseFilters(GuardRejectionFilter)
+class UnguardedController {
+  @Get('echo')
+  echo(@Req() request: GuardedRequest) {
+    return echo(request);
+  }
+}
+
+@Controller('v1/demo')
+@UseFilters(GuardRejectionFilter)
+class GuardedController {
+  @Get('echo')
+  @UseGuards(TollgateGuard)
+  echo(@Req() request: GuardedRequest) {
+    return echo(request);
+  }
+}
+
+@Controller('v1/demo')
+@UseFilters(GuardRejectionFilter)
+class ThrottledController {
+  @Get('echo')
+  @UseGuards(ThrottlerGuard)
+  echo(@Req() request: GuardedRequest) {
+    return echo(request);
+  }
+}
+
+function appModule(): DynamicModule {
+  @Module({})
+  class BenchModule {}
+  if (mode === 'unguarded') return { module: BenchModule, controllers: [UnguardedController] };
+  if (mode === 'guarded') {
+    const record: KeyRecord = {
+      id: 'key_bench',
+      ownerId: null,
+      planId: 'plan_bench',
+      enabled: true,
+      expiresAt: null,
+      limits: BENCH_LIMITS.map((limit) => ({ ...limit, scope: 'key' as const })),
+      quota: { ...BENCH_QUOTA, resetDay: 1 },
+      failMode: 'closed',
+    };
+    const keys = new Map([[sha256Hex(KEY), record]]);
+    return {
+      module: BenchModule,
+      imports: [TollgateGuardModule.forRoot({ redis: REDIS_URL, prefix: PREFIX, lookup: async (hash) => keys.get(hash) ?? null })],
+      controllers: [GuardedController],
+    };
+  }
+  const [burst, sustained] = BENCH_LIMITS;
+  return {
+    module: BenchModule,
+    imports: [
+      ThrottlerModule.forRoot({
+        throttlers: [
+          { name: burst.name, ttl: burst.windowMs, limit: burst.burst ?? burst.limit },
+          { name: sustained.name, ttl: sustained.windowMs, limit: sustained.limit },
+        ],
+        storage: new ThrottlerStorageRedisService(REDIS_URL),
+        // The default key (sha256 of class-handler-name-tracker), under our prefix so the bench can
+        // delete what it wrote.
+        generateKey: (context: ExecutionContext, tracker: string, name: string) =>
+          `${PREFIX}${createHash('sha256').update(`${context.getClass().name}-${context.getHandler().name}-${name}-${tracker}`).digest('hex')}`,
+      }),
+    ],
+    controllers: [ThrottledController],
+  };
+}
+
+async function main(): Promise<void> {
+  const app = await NestFactory.create<NestFastifyApplication>(appModule(), new FastifyAdapter(), { logger: ['error', 'warn'] });
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as { port: number };
+  let closing = false;
+  const close = () => {
+    if (closing) return;
+    closing = true;
+    app.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', close);
+  process.on('SIGINT', close);
+  // The parent died: do not linger.
+  process.on('disconnect', close);
+  console.log(`READY ${port}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,230 @@
+// The NestJS guard: what it costs per request (vs the same route without a guard, and vs
+// @nestjs/throttler on Redis with the same two limits), and, on three real API processes sharing
+// one Redis, whether a limit of 100 admits exactly 100 of 600 concurrent requests and how fast a
+// limit change made through one instance is enforced by the others.
+//
+// Everything runs in one process tree on loopback: each HTTP server is a child process of its own,
+// autocannon (the load generator) runs here. On a small shared machine absolute figures move from
+// run to run; the ratios, measured back to back in the same run, are the figures to compare.
+import autocannon from 'autocannon';
+import { randomBytes } from 'node:crypto';
+import { issueSecret, ROOT_KEY_PREFIX } from '../../apps/api/src/keys/key-secret';
+import { deleteRedisPrefix, startApiProcesses } from '../../test/support/api-process';
+import { http } from '../../test/support/http';
+import { buildApi, createBenchDatabase, startServer, type BenchServer, type ServerMode } from '../guard/processes';
+
+export const name = 'guard';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const CONNECTIONS = 64;
+const OFFERED_RATE = 2000;
+
+interface Load {
+  /** 2xx answers per second: what the route really served (a 503 or 429 is not a served request). */
+  rps: number;
+  /** Every answer per second, whatever its status. */
+  allRps: number;
+  p50Ms: number;
+  p99Ms: number;
+  total: number;
+  non2xx: number;
+  errors: number;
+  /** Answers by HTTP status, e.g. {"200": 24000}. */
+  statuses: Record<string, number>;
+}
+
+async function load(url: string, key: string, seconds: number, overallRate?: number): Promise<Load> {
+  const statuses: Record<string, number> = {};
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: `${url}/v1/demo/echo`,
+        headers: { authorization: `Bearer ${key}` },
+        connections: CONNECTIONS,
+        duration: seconds,
+        ...(overallRate ? { overallRate } : {}),
+      },
+      (error: unknown, finished: autocannon.Result) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(finished)),
+    );
+    instance.on('response', (_client, statusCode) => {
+      statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
+    });
+  });
+  return {
+    rps: Math.round((result.requests.total - result.non2xx) / result.duration),
+    allRps: Math.round(result.requests.total / result.duration),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    total: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    statuses,
+  };
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Guarded vs unguarded vs @nestjs/throttler, each server in its own process. */
+async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
+  const seconds = quick ? 5 : 15;
+  const warmup = quick ? 2 : 3;
+  const prefix = `tgbench:guard:${randomBytes(4).toString('hex')}:`;
+  const key = issueSecret('tg').secret;
+  const env = { REDIS_URL, BENCH_PREFIX: prefix, BENCH_KEY: key };
+  const modes: ServerMode[] = ['unguarded', 'guarded', 'throttler'];
+  const servers = new Map<ServerMode, BenchServer>();
+  try {
+    const started = await Promise.allSettled(modes.map((mode) => startServer(mode, env)));
+    for (const s of started) if (s.status === 'fulfilled') servers.set(s.value.mode, s.value);
+    const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
+
+    for (const mode of modes) await load(servers.get(mode)!.url, key, warmup); // JIT, connections, key cache
+    const peak = new Map<ServerMode, Load>();
+    for (const mode of modes) {
+      peak.set(mode, await load(servers.get(mode)!.url, key, seconds));
+      console.log(`  ${mode}: ${peak.get(mode)!.rps} 2xx/s at ${CONNECTIONS} connections, statuses ${JSON.stringify(peak.get(mode)!.statuses)}`);
+    }
+    const fixed = new Map<ServerMode, Load>();
+    for (const mode of modes) {
+      fixed.set(mode, await load(servers.get(mode)!.url, key, seconds, OFFERED_RATE));
+      console.log(`  ${mode}: p50 ${fixed.get(mode)!.p50Ms} ms, p99 ${fixed.get(mode)!.p99Ms} ms at ${OFFERED_RATE} req/s offered, statuses ${JSON.stringify(fixed.get(mode)!.statuses)}`);
+    }
+    const rejected = [...peak.values(), ...fixed.values()].reduce((sum, l) => sum + l.non2xx + l.errors, 0);
+    const u = peak.get('unguarded')!;
+    const g = peak.get('guarded')!;
+    const t = peak.get('throttler')!;
+    return {
+      guardOverheadRatio: round2(g.rps / u.rps),
+      vsNestThrottlerRedisRatio: round2(g.rps / t.rps),
+      guardedRps: g.rps,
+      unguardedRps: u.rps,
+      nestThrottlerRps: t.rps,
+      latencyOfferedRps: OFFERED_RATE,
+      guardedP50Ms: fixed.get('guarded')!.p50Ms,
+      guardedP99Ms: fixed.get('guarded')!.p99Ms,
+      unguardedP50Ms: fixed.get('unguarded')!.p50Ms,
+      unguardedP99Ms: fixed.get('unguarded')!.p99Ms,
+      nestThrottlerP50Ms: fixed.get('throttler')!.p50Ms,
+      nestThrottlerP99Ms: fixed.get('throttler')!.p99Ms,
+      // Answers that were not 2xx (e.g. 503 STORE_UNAVAILABLE when the guard's 50 ms Redis deadline
+      // trips under load) or socket errors, over all six measurements: should be 0.
+      httpNon2xxOrErrors: rejected,
+      guardedNon2xxAtPeak: g.non2xx,
+      connections: CONNECTIONS,
+      secondsPerMeasurement: seconds,
+      peak: Object.fromEntries(peak),
+      atOfferedRate: Object.fromEntries(fixed),
+      // What the servers printed (e.g. the guard's circuit breaker opening), when any answer failed.
+      serverLogTail: rejected > 0 ? Object.fromEntries(modes.map((mode) => [mode, servers.get(mode)!.output().trim().split('\n').slice(-20)])) : undefined,
+    };
+  } finally {
+    await Promise.all([...servers.values()].map((s) => s.stop()));
+    await deleteRedisPrefix(prefix, REDIS_URL);
+  }
+}
+
+/** Three real API processes on one database and one Redis prefix. */
+async function multiInstanceFigures(quick: boolean): Promise<Record<string, unknown>> {
+  const db = await createBenchDatabase();
+  const rootKey = issueSecret(ROOT_KEY_PREFIX).secret;
+  let api: Awaited<ReturnType<typeof startApiProcesses>> | undefined;
+  try {
+    api = await startApiProcesses({ databaseUrl: db.url, count: 3, rootKey, redisUrl: REDIS_URL, redisPrefix: `tgbench:api:${randomBytes(4).toString('hex')}:` });
+    const urls = api.urls;
+    const call = (url: string, method: string, path: string, json?: unknown) => http(`${url}${path}`, { method, json, token: rootKey });
+    const echo = (url: string, key: string) => fetch(`${url}/v1/demo/echo`, { headers: { authorization: `Bearer ${key}` } });
+
+    // Over-admission: 600 concurrent requests, round-robin over the three, at a key allowed 100.
+    const plan = await call(urls[0], 'POST', '/v1/plans', {
+      name: 'bench-hundred',
+      limits: [
+        { name: 'burst', algorithm: 'token_bucket', limit: 1, windowMs: 3_600_000, burst: 100 },
+        { name: 'sustained', algorithm: 'sliding_window', limit: 1000, windowMs: 3_600_000 },
+      ],
+    });
+    if (plan.status !== 201) throw new Error(`POST /v1/plans: ${plan.status} ${JSON.stringify(plan.body)}`);
+    const rounds = quick ? 3 : 5;
+    const admissionRounds: Array<Record<string, number>> = [];
+    for (let round = 0; round < rounds; round++) {
+      const key = await call(urls[0], 'POST', '/v1/keys', { name: `bench-hundred-${round}`, planId: plan.body.id });
+      const statuses = await Promise.all(
+        Array.from({ length: 600 }, async (_, i) => {
+          const response = await echo(urls[i % 3], key.body.key);
+          await response.arrayBuffer();
+          return response.status;
+        }),
+      );
+      const tally: Record<string, number> = {};
+      for (const status of statuses) tally[status] = (tally[status] ?? 0) + 1;
+      admissionRounds.push(tally);
+      console.log(`  600 concurrent at a limit of 100, round ${round + 1}: ${JSON.stringify(tally)}`);
+      await sleep(1500); // let a breaker opened by this round close before the next
+    }
+    const admitted = admissionRounds.map((t) => t['200'] ?? 0);
+
+    // Propagation: PATCH a key's limit through one instance, poll the other two until they
+    // advertise the new limit; ms from the PATCH's answer to the first answer with the new limit.
+    const steady = (limit: number) => ({ name: 'steady', algorithm: 'sliding_window', limit, windowMs: 3_600_000 });
+    const propPlan = await call(urls[0], 'POST', '/v1/plans', { name: 'bench-propagation', limits: [steady(100_000)] });
+    const propKey = await call(urls[0], 'POST', '/v1/keys', { name: 'bench-propagation', planId: propPlan.body.id });
+    for (const url of urls) await (await echo(url, propKey.body.key)).arrayBuffer(); // cached everywhere
+    const reps = quick ? 20 : 50;
+    const samples: number[] = [];
+    let notEnforced = 0;
+    for (let rep = 0; rep < reps; rep++) {
+      const limit = 100_001 + rep;
+      const via = rep % 3;
+      const patched = await call(urls[via], 'PATCH', `/v1/keys/${propKey.body.id}`, { limits: [steady(limit)] });
+      if (patched.status !== 200) throw new Error(`PATCH /v1/keys: ${patched.status} ${JSON.stringify(patched.body)}`);
+      const since = performance.now();
+      const others = urls.filter((_, i) => i !== via);
+      await Promise.all(
+        others.map(async (url) => {
+          for (;;) {
+            const response = await echo(url, propKey.body.key);
+            await response.arrayBuffer();
+            if (response.headers.get('ratelimit-policy')?.includes(`;q=${limit};`)) {
+              samples.push(performance.now() - since);
+              return;
+            }
+            if (performance.now() - since > 5000) {
+              notEnforced++;
+              samples.push(5000);
+              return;
+            }
+          }
+        }),
+      );
+      await sleep(20);
+    }
+    return {
+      overAdmission: Math.max(0, ...admitted.map((a) => a - 100)),
+      underAdmission: Math.max(0, ...admitted.map((a) => 100 - a)),
+      overAdmissionRounds: admissionRounds,
+      propagationP50Ms: round2(percentile(samples, 50)),
+      propagationP99Ms: round2(percentile(samples, 99)),
+      propagationMaxMs: round2(Math.max(...samples)),
+      propagationSamples: samples.length,
+      propagationNotEnforcedIn5s: notEnforced,
+    };
+  } finally {
+    await api?.stop();
+    if (api) await deleteRedisPrefix(api.redisPrefix, REDIS_URL);
+    await db.drop();
+  }
+}
+
+export async function run(opts: { quick: boolean }): Promise<Record<string, unknown>> {
+  const build = buildApi();
+  if (!build.ok) console.warn(`guard bench: the API build failed; using the existing dist:\n${build.message}`);
+  const httpResults = await httpFigures(opts.quick);
+  const multi = await multiInstanceFigures(opts.quick);
+  return { ...httpResults, ...multi, apiBuild: build.ok ? 'ok' : 'failed (existing dist used)' };
+}
