@@ -4,6 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { Client } from 'pg';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Role } from '@tollgate/contracts';
 import { AuthRepository } from '../../apps/api/src/auth/auth.repository';
@@ -29,6 +30,8 @@ export interface BrowserHarness {
   login(page: Page, email: string, password: string): Promise<void>;
   /** Another dashboard user, straight through the API's repository. */
   createUser(email: string, password: string, role: Role): Promise<void>;
+  /** Ends every dashboard session, as if they had all expired. */
+  expireSessions(): Promise<void>;
   screenshot(page: Page, name: string): Promise<string>;
   close(): Promise<void>;
 }
@@ -145,8 +148,19 @@ export async function startBrowserHarness(): Promise<BrowserHarness> {
     async createUser(email, password, role) {
       await admin.api.app.get(AuthRepository).createUser(email, await hashPassword(password), role);
     },
+    async expireSessions() {
+      const client = new Client({ connectionString: admin.db.url });
+      await client.connect();
+      try {
+        await client.query('UPDATE "AdminSession" SET "expiresAt" = now() - interval \'1 second\'');
+      } finally {
+        await client.end();
+      }
+    },
     async screenshot(page, name) {
       const file = path.join(SCREENSHOT_DIR, `${name}.png`);
+      // From the top, so the sticky header is not painted over the middle of a full-page shot.
+      await page.evaluate('window.scrollTo(0, 0)');
       await page.screenshot({ path: file, fullPage: true });
       return file;
     },

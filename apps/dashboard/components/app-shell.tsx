@@ -4,8 +4,13 @@ import type { ReactNode } from 'react';
 import { NavLink } from './nav-link';
 import { SignOutButton } from './sign-out-button';
 
-/** Sections of the dashboard. Add Plans, Keys, Usage, Audit here as their pages land. */
-const NAV: { href: string; label: string }[] = [{ href: '/', label: 'Overview' }];
+/** Sections of the dashboard. (Webhooks joins when its API lands.) */
+const NAV: { href: string; label: string }[] = [
+  { href: '/', label: 'Overview' },
+  { href: '/keys', label: 'Keys' },
+  { href: '/plans', label: 'Plans' },
+  { href: '/audit', label: 'Audit log' },
+];
 
 /** The signed-in frame: header with navigation and the current user, then the page. */
 export function AppShell({ me, children }: { me: Me; children: ReactNode }) {
@@ -28,7 +33,9 @@ export function AppShell({ me, children }: { me: Me; children: ReactNode }) {
           </nav>
           <div className="user-menu">
             <span className="user-menu__email">{me.email ?? (me.kind === 'root_key' ? 'Root key' : me.id)}</span>
-            <span className="badge">{me.role}</span>
+            <span className="badge" title={me.role === 'viewer' ? 'Read-only access' : undefined}>
+              {me.role === 'viewer' ? 'viewer · read-only' : me.role}
+            </span>
             <SignOutButton />
           </div>
         </div>

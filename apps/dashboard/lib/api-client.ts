@@ -112,7 +112,10 @@ export async function apiFetch<T = unknown>(path: string, init: ApiRequestInit =
     throw ApiProblem.network(err);
   }
 
-  if (!res.ok) throw await ApiProblem.fromResponse(res);
+  if (!res.ok) {
+    if (res.status === 401 && !path.startsWith('/v1/auth/')) redirectToLogin();
+    throw await ApiProblem.fromResponse(res);
+  }
   if (res.status === 204 || res.status === 205 || res.headers.get('content-length') === '0') return undefined as T;
   if ((res.headers.get('content-type') ?? '').includes('json')) {
     try {
@@ -122,6 +125,16 @@ export async function apiFetch<T = unknown>(path: string, init: ApiRequestInit =
     }
   }
   return (await res.text()) as T;
+}
+
+/**
+ * An expired session in the browser: go to the login page and come back here afterwards.
+ * (On the server `lib/server-api.ts` redirects instead; login/logout/me handle 401 themselves.)
+ */
+export function redirectToLogin(): void {
+  if (typeof window === 'undefined' || window.location.pathname === '/login') return;
+  const here = `${window.location.pathname}${window.location.search}`;
+  window.location.assign(`/login?next=${encodeURIComponent(here)}`);
 }
 
 /** Shorthands. `T` is the expected response body type (e.g. `Plan`, `{ items: Key[] }`). */

@@ -12,3 +12,6 @@ export function apiUrl(): string {
 
 /** Browser-side base: the same-origin proxy declared in next.config.ts (`/api/*` -> API_URL). */
 export const BROWSER_API_BASE = '/api';
+
+/** Request header proxy.ts sets to the page's path and query, so layouts can build `?next=`. */
+export const PATH_HEADER = 'x-tollgate-path';

@@ -1,0 +1,35 @@
+'use client';
+
+import { useRouter } from 'next/navigation';
+import { useState } from 'react';
+import { ConfirmDialog } from '@/components/confirm-dialog';
+import { api } from '@/lib/api-client';
+import { formatNumber } from '@/lib/format';
+
+/** Deletes a plan after confirmation; the API refuses (409) while keys use it, and says why. */
+export function DeletePlanButton({ planId, planName, keyCount, afterDelete }: { planId: string; planName: string; keyCount: number; afterDelete?: string }) {
+  const router = useRouter();
+  const [open, setOpen] = useState(false);
+
+  async function remove() {
+    await api.delete(`/v1/plans/${planId}`);
+    setOpen(false);
+    if (afterDelete) router.push(afterDelete);
+    router.refresh();
+  }
+
+  return (
+    <>
+      <button type="button" className="button button--secondary button--small" style={{ color: 'var(--danger)' }} onClick={() => setOpen(true)}>
+        Delete
+      </button>
+      <ConfirmDialog open={open} title={`Delete plan “${planName}”?`} confirmLabel="Delete plan" onConfirm={remove} onClose={() => setOpen(false)}>
+        <p style={{ margin: 0 }}>
+          {keyCount > 0
+            ? `${formatNumber(keyCount)} ${keyCount === 1 ? 'key uses' : 'keys use'} this plan: it cannot be deleted until they move to another plan or are revoked.`
+            : 'No key uses this plan. Deleting it cannot be undone.'}
+        </p>
+      </ConfirmDialog>
+    </>
+  );
+}

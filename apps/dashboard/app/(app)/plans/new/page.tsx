@@ -1,0 +1,29 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { EmptyState } from '@/components/empty-state';
+import { PageHeader } from '@/components/page-header';
+import { canWrite, requireUser } from '@/lib/current-user';
+import { PlanForm } from '../plan-form';
+
+export const metadata: Metadata = { title: 'New plan' };
+
+export default async function NewPlanPage() {
+  const me = await requireUser();
+  return (
+    <div className="stack">
+      <div>
+        <Link className="back-link" href="/plans">
+          ← All plans
+        </Link>
+        <PageHeader title="New plan" description="Typical: a burst limit (token bucket) and a sustained limit (sliding window), plus a monthly quota." />
+      </div>
+      {canWrite(me) ? (
+        <PlanForm />
+      ) : (
+        <div className="card">
+          <EmptyState title="Read-only access">Viewers cannot create plans.</EmptyState>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,59 @@
+'use client';
+
+import type { Key } from '@tollgate/contracts';
+import { useRouter } from 'next/navigation';
+import { useState } from 'react';
+import { api } from '@/lib/api-client';
+import { toProblemInfo, type ProblemInfo } from '@/lib/problem';
+import { ConfirmDialog } from './confirm-dialog';
+import { ProblemAlert } from './problem-alert';
+import { RotateKeyDialog } from './rotate-key-dialog';
+
+/** Enable/disable, rotate and revoke one key. Rendered for admins only. */
+export function KeyActions({ keyItem, afterRevoke }: { keyItem: Pick<Key, 'id' | 'name' | 'enabled'>; afterRevoke?: string }) {
+  const router = useRouter();
+  const [dialog, setDialog] = useState<'rotate' | 'revoke' | null>(null);
+  const [pending, setPending] = useState(false);
+  const [problem, setProblem] = useState<ProblemInfo | null>(null);
+
+  async function toggle() {
+    setPending(true);
+    setProblem(null);
+    try {
+      await api.patch(`/v1/keys/${keyItem.id}`, { enabled: !keyItem.enabled });
+      router.refresh();
+    } catch (err) {
+      setProblem(toProblemInfo(err));
+    } finally {
+      setPending(false);
+    }
+  }
+
+  async function revoke() {
+    await api.delete(`/v1/keys/${keyItem.id}`);
+    setDialog(null);
+    if (afterRevoke) router.push(afterRevoke);
+    router.refresh();
+  }
+
+  return (
+    <div className="table-actions">
+      <button type="button" className="button button--secondary button--small" onClick={toggle} disabled={pending}>
+        {keyItem.enabled ? 'Disable' : 'Enable'}
+      </button>
+      <button type="button" className="button button--secondary button--small" onClick={() => setDialog('rotate')}>
+        Rotate
+      </button>
+      <button type="button" className="button button--secondary button--small" onClick={() => setDialog('revoke')} style={{ color: 'var(--danger)' }}>
+        Revoke
+      </button>
+      {problem && <ProblemAlert problem={problem} />}
+      <RotateKeyDialog open={dialog === 'rotate'} keyId={keyItem.id} keyName={keyItem.name} onClose={() => setDialog(null)} />
+      <ConfirmDialog open={dialog === 'revoke'} title={`Revoke “${keyItem.name}”?`} confirmLabel="Revoke key" onConfirm={revoke} onClose={() => setDialog(null)}>
+        <p style={{ margin: 0 }}>
+          Requests with this key fail as <span className="mono">NOT_FOUND</span> immediately. This cannot be undone; its usage and audit history stay readable.
+        </p>
+      </ConfirmDialog>
+    </div>
+  );
+}

@@ -1,0 +1,23 @@
+/** A plain, serializable view of an API problem, so Server Components can hand it to the page. */
+import { ApiProblem } from './api-client';
+
+export interface ProblemInfo {
+  status: number;
+  code: string;
+  title: string;
+  detail: string;
+  requestId?: string;
+  errors: { path: string; message: string }[];
+}
+
+export function toProblemInfo(err: unknown): ProblemInfo {
+  if (err instanceof ApiProblem) {
+    return { status: err.status, code: err.code, title: err.title, detail: err.detail, requestId: err.requestId, errors: err.errors };
+  }
+  return { status: 0, code: 'INTERNAL', title: 'Unexpected error', detail: 'Something went wrong. Try again.', errors: [] };
+}
+
+/** Usage endpoints that are not deployed yet answer 404 with a route-level problem. */
+export function isMissingEndpoint(problem: ProblemInfo): boolean {
+  return problem.status === 404;
+}
