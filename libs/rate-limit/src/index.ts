@@ -27,4 +27,4 @@ export { decideLimit, type LimitState } from './decide-limit';
 export { quotaPeriod } from './quota-period';
 export { MemoryStore, type MemoryStoreOptions } from './memory-store';
 export { RedisStore, recordInvalid, type RedisScriptClient, type RedisStoreOptions } from './redis-store';
-export { limitStateKey, quotaKey, meterBucketKey, meterIndexKey } from './redis-key-layout';
+export { limitStateKey, limitStateField, identityStateKey, quotaKey, QUOTA_FIELD, meterBucketKey, meterIndexKey } from './redis-key-layout';

@@ -3,89 +3,125 @@
  * on Redis TIME, commits all of them or none, and meters the outcome, in one EVALSHA.
  *
  * Each algorithm below is a line-for-line copy of its TypeScript pure function (token-bucket.ts,
- * ...): the same double operations in the same order, so both produce identical bits. Every
- * stored quantity is an integer-valued double below 2^63 (at most burst × windowMs ≈ 2.7e18), so
- * %d writes it exactly (Lua's tostring would round to 14 digits) and costs a quarter of %.17g.
+ * ...): the same double operations in the same order, so both produce identical bits.
  *
- * KEYS: one state key per limit, then the quota key when a quota is checked.
- * ARGV: [1] nowMs or '' (Redis TIME) [2] cost [3] limit count [4] TTL padding ms
- *       [5] quota limit or '' [6] quota period 'd'|'m' [7] quota reset day
- *       [8] meter bucket prefix or '' [9] meter member [10] mode: 'c' check, 'i' record invalid
- *       then 5 per limit: algorithm code (1 token_bucket, 2 leaky_bucket, 3 fixed_window,
- *       4 sliding_log, 5 sliding_window, 6 gcra), limit, windowMs, burst, shaping (0|1)
- * Returns: {code (0 VALID, 1 RATE_LIMITED, 2 QUOTA_EXCEEDED), nowMs, quota limit (-1: none),
- *          quota remaining, quota resetAt, then 5 per limit: allowed (0|1), remaining, resetMs,
- *          retryAfterMs (-1: never fits), delayMs}
+ * Server CPU is the budget here, so the script avoids what costs most in Redis' Lua: arguments
+ * (each is a Lua string), `tonumber` (strtod, ~2k instructions each), patterns, `string.format`,
+ * tables, and above all `redis.call`s. Numbers therefore travel and are stored as little-endian
+ * IEEE-754 doubles read and written with the built-in `struct` library: exact for every value
+ * (all are integer-valued doubles), and one C call per state.
+ *
+ * State layout (redis-key-layout.ts): one HASH per identity, `<prefix>{<identity>}`, holding a
+ * field `<name>:<alg>` per limit (all algorithms but sliding_log), the field `quota`, and the
+ * field `x`: the latest instant (store clock, ms) until which any field of the hash still
+ * matters. The hash's TTL is pushed out to `x` only when a request moves `x`, so most requests
+ * cost one HMGET and one HSET, and no PEXPIRE. A sliding log is a LIST of its own,
+ * `<prefix>{<identity>}:<name>:sl`, of decimal strings `[sum, newest, t1, c1, t2, c2, …]`.
+ *
+ * KEYS: the state key of each limit, in request order (the identity hash, or a sliding log's
+ *       list; a key may repeat), then the quota's identity hash when a quota is checked.
+ * ARGV[1], one binary string: '<dddddd' cost, limit count n (-1: record one invalid outcome
+ *       only), nowMs (-1: Redis TIME), TTL padding ms, quota limit (0: no quota), quota reset
+ *       day (0: daily, 1..28: monthly); then per limit '<ddddI4c0' algorithm (1 token_bucket,
+ *       2 leaky_bucket, 7 leaky_bucket shaping, 3 fixed_window, 4 sliding_log, 5 sliding_window,
+ *       6 gcra), limit, windowMs, burst, field `<name>:<alg>`; then, when metering,
+ *       '<I4c0I4c0' meter bucket prefix, member.
+ * Returns: {code (0 VALID, 1 RATE_LIMITED, 2 QUOTA_EXCEEDED), nowMs, [quota limit, quota
+ *          remaining, quota resetAt: only when a quota is checked], then 5 per limit: allowed
+ *          (0|1), remaining, resetMs, retryAfterMs (-1: never fits), delayMs}
  */
 export const CHECK_SCRIPT = `
-local floor, ceil, fmt, match, call = math.floor, math.ceil, string.format, string.match, redis.call
-local now
-if ARGV[1] ~= '' then
-  now = tonumber(ARGV[1])
-else
+local floor, ceil, call, sunpack, spack = math.floor, math.ceil, redis.call, struct.unpack, struct.pack
+local blob = ARGV[1]
+local cost, n, now, pad, qLimit, qReset, pos = sunpack('<dddddd', blob)
+if now < 0 then
   local t = call('TIME')
   now = tonumber(t[1]) * 1000 + floor(tonumber(t[2]) / 1000)
 end
 
+-- Reads the meter target after the limit specs (pos has moved past them by then).
 local function meter(outcome)
-  local prefix = ARGV[8]
-  if prefix == '' then return end
-  local minute = fmt('%d', floor(now / 60000) * 60000)
+  if pos > #blob then return end
+  local prefix, member = sunpack('<I4c0I4c0', blob, pos)
+  local minute = string.format('%d', floor(now / 60000) * 60000)
   local bucket = prefix .. minute
   -- The first count of a field is the only write that can create the bucket: set TTL and index then.
-  if call('HINCRBY', bucket, ARGV[9] .. '|' .. outcome, 1) == 1 then
+  if call('HINCRBY', bucket, member .. '|' .. outcome, 1) == 1 then
     call('PEXPIRE', bucket, 172800000)
     call('ZADD', prefix .. 'buckets', minute, minute)
     call('PEXPIRE', prefix .. 'buckets', 172800000)
   end
 end
 
--- Each algorithm's function is defined inside the branch that uses it: the script body runs on
--- every call, and creating closures for algorithms a request does not use costs server CPU.
-if ARGV[10] == 'i' then
+if n < 0 then
   meter('invalid')
   return {0, now}
 end
 
-local function pair(raw)
-  local a, b = match(raw, '^([^:]+):(.+)$')
-  return tonumber(a), tonumber(b)
+-- One flat table of 9 slots per limit: algorithm, limit, windowMs, burst, field, its hash's
+-- group, the index of its field in the group, then (after deciding) the new state and its TTL.
+-- A group is one identity hash, read with one HMGET (usually one in all: each redis.call costs
+-- more server CPU than all the arithmetic around it), as an array (no hash part, no hashing):
+-- [1] key [2] field count m [3] HMGET values [4] deadline x [5] x moved [6] HSET args
+-- [7] their count [8] fields to delete [9 .. 8+m] fields.
+-- Tables are built by constructors sized for two limits: Lua 5.1 grows a table by rehashing it.
+local L = {false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false}
+local groups, nh = {false}, 0
+local function join(key, field)
+  local g
+  for h = 1, nh do
+    if groups[h][1] == key then g = groups[h]; break end
+  end
+  if g == nil then
+    g = {key, 0, false, 0, false, false, 0, false, false, false, false}
+    nh = nh + 1
+    groups[nh] = g
+  end
+  local j = g[2] + 1
+  g[2] = j
+  g[8 + j] = field
+  return g, j
+end
+for i = 1, n do
+  local o = (i - 1) * 9
+  local alg, limit, w, burst, field
+  alg, limit, w, burst, field, pos = sunpack('<ddddI4c0', blob, pos)
+  L[o + 1] = alg; L[o + 2] = limit; L[o + 3] = w; L[o + 4] = burst; L[o + 5] = field
+  if alg ~= 4 then L[o + 6], L[o + 7] = join(KEYS[i], field) end
+end
+local qGroup, qIndex
+if qLimit > 0 then qGroup, qIndex = join(KEYS[n + 1], 'quota') end
+for h = 1, nh do
+  local g = groups[h]
+  local m = g[2]
+  g[9 + m] = 'x'
+  local vals = call('HMGET', g[1], unpack(g, 9, 9 + m))
+  g[3] = vals
+  local x = vals[m + 1]
+  if x then g[4] = sunpack('<d', x) end
 end
 
--- Numbers handed to redis.call go through %d: Redis would print a large one as 1e+17, not an integer.
-local cost = tonumber(ARGV[2])
-local n = tonumber(ARGV[3])
--- Every string state (all but sliding logs, which are lists) and the quota in one MGET: each
--- redis.call costs more server CPU than the arithmetic around it.
-local pre = {}
-do
-  local names = {}
-  for i = 1, n do
-    if ARGV[10 + (i - 1) * 5 + 1] ~= '4' then names[#names + 1] = KEYS[i] end
-  end
-  if ARGV[5] ~= '' then names[#names + 1] = KEYS[n + 1] end
-  if #names > 0 then
-    local vals = call('MGET', unpack(names))
-    for j = 1, #names do pre[names[j]] = vals[j] end
-  end
-end
-local pad = tonumber(ARGV[4])
-local out = {0, now, -1, 0, 0}
-local states, ttls = {}, {}
+local qOut = 0
+if qLimit > 0 then qOut = 3 end
+-- Sized for a quota and two limits; trimmed before returning.
+local out = {0, now, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+local outLen = 2 + qOut + 5 * n
 local allowedAll = true
 for i = 1, n do
-  local b = 10 + (i - 1) * 5
-  local alg, limit, w = tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3])
+  local o = (i - 1) * 9
+  local alg, limit, w, burst = L[o + 1], L[o + 2], L[o + 3], L[o + 4]
+  local shaping = alg == 7
   local key = KEYS[i]
+  local raw
+  if alg ~= 4 then raw = L[o + 6][3][L[o + 7]] end
   local ok, remaining, reset, retry, delay, st, ttl
   if alg == 1 then
-    local function tokenBucket(key, limit, w, burst, cost)
+    local function tokenBucket(raw, limit, w, burst, cost)
       local capacity = burst * w
       local t = now
       local tokens = capacity
-      local raw = pre[key]
       if raw then
-        local s, last = pair(raw)
+        local s, last = sunpack('<dd', raw)
         if last > t then t = last end
         local refill = (t - last) * limit
         if refill >= capacity - s then tokens = capacity else tokens = s + refill end
@@ -94,21 +130,20 @@ for i = 1, n do
       if tokens >= need then
         local left = tokens - need
         local reset = ceil((capacity - left) / limit)
-        return 1, floor(left / w), reset, 0, 0, fmt('%d:%d', left, t), reset
+        return 1, floor(left / w), reset, 0, 0, spack('<dd', left, t), reset
       end
       local retry = -1
       if cost <= burst then retry = ceil((need - tokens) / limit) end
       return 0, floor(tokens / w), ceil((capacity - tokens) / limit), retry, 0
     end
-    ok, remaining, reset, retry, delay, st, ttl = tokenBucket(key, limit, w, tonumber(ARGV[b + 4]), cost)
-  elseif alg == 2 then
-    local function leakyBucket(key, limit, w, burst, shaping, cost)
+    ok, remaining, reset, retry, delay, st, ttl = tokenBucket(raw, limit, w, burst, cost)
+  elseif alg == 2 or alg == 7 then
+    local function leakyBucket(raw, limit, w, burst, shaping, cost)
       local capacity = burst * w
       local t = now
       local level = 0
-      local raw = pre[key]
       if raw then
-        local s, last = pair(raw)
+        local s, last = sunpack('<dd', raw)
         if last > t then t = last end
         local drained = (t - last) * limit
         if drained >= s then level = 0 else level = s - drained end
@@ -130,7 +165,7 @@ for i = 1, n do
         local reset = execAt - now + ceil(nxt / limit)
         local remaining = 0
         if delay <= 0 and nxt < capacity then remaining = floor((capacity - nxt) / w) end
-        return 1, remaining, reset, 0, delay, fmt('%d:%d', nxt, execAt), reset
+        return 1, remaining, reset, 0, delay, spack('<dd', nxt, execAt), reset
       end
       local remaining = 0
       if not ((shaping and t > now) or level >= capacity) then remaining = floor((capacity - level) / w) end
@@ -138,25 +173,24 @@ for i = 1, n do
       if not neverFits then retry = t + shift - maxDelay - now end
       return 0, remaining, t - now + ceil(level / limit), retry, 0
     end
-    ok, remaining, reset, retry, delay, st, ttl = leakyBucket(key, limit, w, tonumber(ARGV[b + 4]), ARGV[b + 5] == '1', cost)
+    ok, remaining, reset, retry, delay, st, ttl = leakyBucket(raw, limit, w, burst, shaping, cost)
   elseif alg == 3 then
-    local function fixedWindow(key, limit, w, cost)
+    local function fixedWindow(raw, limit, w, cost)
       local start = floor(now / w) * w
       local count = 0
-      local raw = pre[key]
       if raw then
-        local s, c = pair(raw)
+        local s, c = sunpack('<dd', raw)
         if s >= start then start = s; count = c end
       end
       local reset = start + w - now
       if count + cost <= limit then
-        return 1, limit - count - cost, reset, 0, 0, fmt('%d:%d', start, count + cost), reset
+        return 1, limit - count - cost, reset, 0, 0, spack('<dd', start, count + cost), reset
       end
       local retry = -1
       if cost <= limit then retry = reset end
       return 0, limit - count, reset, retry, 0
     end
-    ok, remaining, reset, retry, delay, st, ttl = fixedWindow(key, limit, w, cost)
+    ok, remaining, reset, retry, delay, st, ttl = fixedWindow(raw, limit, w, cost)
   elseif alg == 4 then
     -- Sliding log: one LIST [sum, newest, ts1, cost1, ts2, cost2, ...], oldest entry first.
     local function slidingLog(key, limit, w, cost)
@@ -211,17 +245,15 @@ for i = 1, n do
     end
     ok, remaining, reset, retry, delay, st, ttl = slidingLog(key, limit, w, cost)
   elseif alg == 5 then
-    local function slidingWindow(key, limit, w, cost)
+    local function slidingWindow(raw, limit, w, cost)
       local start = floor(now / w) * w
       local current, previous = 0, 0
-      local raw = pre[key]
       if raw then
-        local s, c, p = match(raw, '^([^:]+):([^:]+):(.+)$')
-        s = tonumber(s)
+        local s, c, p = sunpack('<ddd', raw)
         if s >= start then
-          start = s; current = tonumber(c); previous = tonumber(p)
+          start = s; current = c; previous = p
         elseif s == start - w then
-          previous = tonumber(c)
+          previous = c
         end
       end
       local t = now
@@ -233,7 +265,7 @@ for i = 1, n do
         local nxt = current + cost
         local reset = 0
         if nxt > 0 then reset = start + 2 * w - t elseif previous > 0 then reset = start + w - t end
-        return 1, floor((room - cost * w) / w), reset, 0, 0, fmt('%d:%d:%d', start, nxt, previous), reset
+        return 1, floor((room - cost * w) / w), reset, 0, 0, spack('<ddd', start, nxt, previous), reset
       end
       local retry = -1
       if cost <= limit then
@@ -250,14 +282,13 @@ for i = 1, n do
       if current > 0 then reset = start + 2 * w - t elseif previous > 0 then reset = start + w - t end
       return 0, remaining, reset, retry, 0
     end
-    ok, remaining, reset, retry, delay, st, ttl = slidingWindow(key, limit, w, cost)
+    ok, remaining, reset, retry, delay, st, ttl = slidingWindow(raw, limit, w, cost)
   else
-    local function gcra(key, limit, w, burst, cost)
+    local function gcra(raw, limit, w, burst, cost)
       local capacity = burst * w
       local baseMs, baseRem = now, 0
-      local raw = pre[key]
       if raw then
-        local a, r = pair(raw)
+        local a, r = sunpack('<dd', raw)
         if a > now or (a == now and r > 0) then baseMs = a; baseRem = r end
       end
       local debt = (baseMs - now) * limit + baseRem
@@ -269,7 +300,7 @@ for i = 1, n do
         local tatRem = total - whole * limit
         local reset = tatMs - now
         if tatRem > 0 then reset = reset + 1 end
-        return 1, floor((capacity - debt - need) / w), reset, 0, 0, fmt('%d:%d', tatMs, tatRem), reset
+        return 1, floor((capacity - debt - need) / w), reset, 0, 0, spack('<dd', tatMs, tatRem), reset
       end
       local retry = -1
       if cost <= burst then retry = ceil((debt + need - capacity) / limit) end
@@ -277,33 +308,34 @@ for i = 1, n do
       if baseRem > 0 then reset = reset + 1 end
       return 0, floor((capacity - debt) / w), reset, retry, 0
     end
-    ok, remaining, reset, retry, delay, st, ttl = gcra(key, limit, w, tonumber(ARGV[b + 4]), cost)
+    ok, remaining, reset, retry, delay, st, ttl = gcra(raw, limit, w, burst, cost)
   end
   if ok == 0 then allowedAll = false end
-  states[i] = st
-  ttls[i] = ttl
-  local o = 5 + (i - 1) * 5
+  L[o + 8] = st
+  L[o + 9] = ttl
+  local r = 2 + qOut + (i - 1) * 5
   -- Integer replies above 2^53 do not survive the client's parser; such durations are aeons anyway.
   if reset > 9007199254740991 then reset = 9007199254740991 end
   if retry > 9007199254740991 then retry = 9007199254740991 end
   if delay > 9007199254740991 then delay = 9007199254740991 end
-  out[o + 1] = ok; out[o + 2] = remaining; out[o + 3] = reset; out[o + 4] = retry; out[o + 5] = delay
+  out[r + 1] = ok; out[r + 2] = remaining; out[r + 3] = reset; out[r + 4] = retry; out[r + 5] = delay
 end
 
 local code = 0
 if not allowedAll then code = 1 end
 
 -- Quota: limits first, so a rate-limited request never spends quota.
-local qKey, qState, qTtl
-if ARGV[5] ~= '' then
-  local qLimit = tonumber(ARGV[5])
+local qState, qTtl
+local qRaw
+if qGroup then qRaw = qGroup[3][qIndex] end
+if qLimit > 0 then
+  local resetDay = qReset
   local day = floor(now / 86400000)
   local startMs, endMs
-  if ARGV[6] == 'd' then
+  if qReset == 0 then
     startMs = day * 86400000
     endMs = startMs + 86400000
   else
-    local resetDay = tonumber(ARGV[7])
     -- civilFromDays / daysFromCivil, as in quota-period.ts (H. Hinnant's algorithms).
     local z = day + 719468
     local era = floor(z / 146097)
@@ -333,18 +365,17 @@ if ARGV[5] ~= '' then
     if m == 12 then endMs = daysFromCivil(y + 1, 1, resetDay) * 86400000
     else endMs = daysFromCivil(y, m + 1, resetDay) * 86400000 end
   end
-  qKey = KEYS[n + 1]
   local used = 0
-  local raw = pre[qKey]
+  local raw = qRaw
   if raw then
-    local s, c = pair(raw)
+    local s, c = sunpack('<dd', raw)
     if s == startMs then used = c end
   end
   local remaining = qLimit - used
   if allowedAll then
     if used + cost <= qLimit then
       remaining = remaining - cost
-      qState = fmt('%d:%d', startMs, used + cost)
+      qState = spack('<dd', startMs, used + cost)
       qTtl = endMs - now
     else
       allowedAll = false
@@ -357,10 +388,34 @@ end
 out[1] = code
 
 if allowedAll then
+  -- Per identity hash: the changed fields in one HSET, and the TTL pushed out only when this
+  -- request moves the hash's deadline x further.
+  local function put(g, j, st, ttl)
+    local raw = g[3][j]
+    if ttl >= 1 then
+      local deadline = now + ttl
+      if deadline > g[4] then g[4] = deadline; g[5] = true end
+      -- An unchanged state (e.g. a cost-0 read) needs no write.
+      if st ~= raw then
+        local s = g[6]
+        if not s then s = {false, false, false, false, false, false}; g[6] = s end
+        local ns = g[7]
+        s[ns + 1] = g[8 + j]; s[ns + 2] = st
+        g[7] = ns + 2
+      end
+    elseif raw then
+      -- The new state equals no state (e.g. a cost-0 read of a full bucket): drop the field.
+      local d = g[8]
+      if not d then d = {}; g[8] = d end
+      d[#d + 1] = g[8 + j]
+    end
+  end
   for i = 1, n do
-    local st, ttl = states[i], ttls[i]
-    if type(st) == 'table' then
+    local o = (i - 1) * 9
+    local st, ttl = L[o + 8], L[o + 9]
+    if L[o + 1] == 4 then
       local function slidingLogWrite(key, st, ttl)
+        local fmt = string.format
         local exists, dropped, sum, t, cost = st[1], st[2], st[3], st[4], st[5]
         local sumText, tText = fmt('%d', sum), fmt('%d', t)
         if not exists then
@@ -375,25 +430,36 @@ if allowedAll then
         call('PEXPIRE', key, fmt('%d', ttl))
       end
       slidingLogWrite(KEYS[i], st, ttl + pad)
-    elseif ttl >= 1 then
-      call('SET', KEYS[i], st, 'PX', fmt('%d', ttl + pad))
     else
-      -- The state already equals no state (e.g. a cost-0 read of a full bucket).
-      call('DEL', KEYS[i])
+      put(L[o + 6], L[o + 7], st, ttl)
     end
   end
-  if qState then call('SET', qKey, qState, 'PX', fmt('%d', qTtl + pad)) end
+  if qState then put(qGroup, qIndex, qState, qTtl) end
+  for h = 1, nh do
+    local g = groups[h]
+    local key, s, ns = g[1], g[6], g[7]
+    if g[5] then
+      if not s then s = {false, false} end
+      s[ns + 1] = 'x'; s[ns + 2] = spack('<d', g[4])
+      ns = ns + 2
+    end
+    if ns > 0 then call('HSET', key, unpack(s, 1, ns)) end
+    if g[8] then call('HDEL', key, unpack(g[8])) end
+    -- %d: Redis would print a large number as 1e+17, not an integer.
+    if g[5] then call('PEXPIRE', key, string.format('%d', g[4] - now + pad)) end
+  end
   meter('valid')
 else
   -- Nothing was charged, so limits that would have admitted report their uncharged room
   -- (a shaped one conservatively 0), exactly as memory-store.ts does.
   for i = 1, n do
-    local o = 5 + (i - 1) * 5
-    if out[o + 1] == 1 then
-      if out[o + 5] > 0 then out[o + 2] = 0 else out[o + 2] = out[o + 2] + cost end
+    local r = 2 + qOut + (i - 1) * 5
+    if out[r + 1] == 1 then
+      if out[r + 5] > 0 then out[r + 2] = 0 else out[r + 2] = out[r + 2] + cost end
     end
   end
   if code == 1 then meter('rateLimited') else meter('quotaExceeded') end
 end
+for k = outLen + 1, #out do out[k] = nil end
 return out
 `;

@@ -1,7 +1,7 @@
 import type Redis from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidLimitParamsError } from './errors';
-import { meterBucketKey, meterIndexKey } from './redis-key-layout';
+import { identityStateKey, limitStateField, limitStateKey, meterBucketKey, meterIndexKey, QUOTA_FIELD, quotaKey } from './redis-key-layout';
 import { recordInvalid, RedisStore } from './redis-store';
 import { connectTestRedis, deletePrefix, keysUnder, uniqueRedisPrefix } from './redis-test-client.test-util';
 import type { Algorithm, LimitCheck } from './types';
@@ -76,18 +76,49 @@ describe('RedisStore', () => {
     const store = new RedisStore(redis, { prefix });
     const algorithms: Algorithm[] = ['token_bucket', 'leaky_bucket', 'fixed_window', 'sliding_log', 'sliding_window', 'gcra'];
     const limits: LimitCheck[] = algorithms.map((algorithm) => ({ name: algorithm, identity: 'key:t', params: { algorithm, limit: 5, windowMs: 10_000 } }));
-    const res = await store.check({ limits, quota: { identity: 'key:t', limit: 10, period: 'month' }, meter: { keyPrefix: 'usage:', member: 'key_t' } });
+    const res = await store.check({ limits, quota: { identity: 'key:tq', limit: 10, period: 'month' }, meter: { keyPrefix: 'usage:', member: 'key_t' } });
     expect(res.allowed).toBe(true);
     const keys = await keysUnder(redis, prefix);
-    expect(keys).toHaveLength(9); // 6 limits + quota + meter bucket + meter index
+    // The identity hash of key:t (5 limits), the sliding log's list, key:tq's hash (quota), meter bucket + index.
+    expect(keys).toEqual(
+      [
+        identityStateKey(prefix, 'key:t'),
+        limitStateKey(prefix, 'key:t', 'sliding_log', 'sliding_log'),
+        quotaKey(prefix, 'key:tq'),
+        meterBucketKey(prefix, 'usage:', Math.floor(res.nowMs / 60_000) * 60_000),
+        meterIndexKey(prefix, 'usage:'),
+      ].sort(),
+    );
     for (const key of keys) {
       const ttl = await redis.pttl(key);
       expect(ttl, key).toBeGreaterThan(0);
-      if (key.includes('{key:t}:') && !key.endsWith(':quota')) expect(ttl, key).toBeLessThanOrEqual(20_000);
+      if (key.includes('{key:t}')) expect(ttl, key).toBeLessThanOrEqual(20_000);
     }
-    const quotaTtl = await redis.pttl(`${prefix}{key:t}:quota`);
+    const fields = await redis.hkeys(identityStateKey(prefix, 'key:t'));
+    expect(fields.sort()).toEqual([...algorithms.filter((a) => a !== 'sliding_log').map((a) => limitStateField(a, a)), 'x'].sort());
+    const quotaTtl = await redis.pttl(quotaKey(prefix, 'key:tq'));
     expect(quotaTtl).toBeLessThanOrEqual(res.quota!.resetAt - res.nowMs);
     expect(quotaTtl).toBeGreaterThan(res.quota!.resetAt - res.nowMs - 1000);
+    // The quota state: two little-endian doubles, period start and used.
+    const quotaState = (await redis.hgetBuffer(quotaKey(prefix, 'key:tq'), QUOTA_FIELD))!;
+    expect([quotaState.length, quotaState.readDoubleLE(8)]).toEqual([16, 1]);
+  });
+
+  it('an identity hash lives as long as its longest-lived field: later short writes never shorten it', async () => {
+    const prefix = freshPrefix('ttlmix');
+    const store = new RedisStore(redis, { prefix });
+    const bucket: LimitCheck[] = [{ name: 'b', identity: 'key:m', params: { algorithm: 'token_bucket', limit: 100, windowMs: 1000 } }];
+    const quota = { identity: 'key:m', limit: 10, period: 'day' as const };
+    const key = identityStateKey(prefix, 'key:m');
+    await store.check({ limits: bucket });
+    expect(await redis.pttl(key)).toBeLessThanOrEqual(10);
+    await redis.pexpire(key, 60_000); // keep the short-lived field alive while the test runs
+    const withQuota = await store.check({ limits: bucket, quota });
+    const quotaLife = withQuota.quota!.resetAt - withQuota.nowMs;
+    expect(await redis.pttl(key)).toBeGreaterThan(quotaLife - 1000);
+    await store.check({ limits: bucket });
+    expect(await redis.pttl(key)).toBeGreaterThan(quotaLife - 1000);
+    expect((await store.check({ limits: [], quota, cost: 0 })).quota!.remaining).toBe(9);
   });
 
   it('falls back to SCRIPT LOAD after SCRIPT FLUSH (NOSCRIPT) and keeps deciding', async () => {

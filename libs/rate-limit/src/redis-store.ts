@@ -1,14 +1,17 @@
 import { createHash } from 'node:crypto';
 import { InvalidLimitParamsError } from './errors';
-import { ALGORITHM_CODES, limitStateKey, quotaKey } from './redis-key-layout';
+import { ALGORITHM_CODES, identityStateKey, limitStateField, limitStateKey } from './redis-key-layout';
 import { CHECK_SCRIPT } from './redis-check-script';
 import { resolveLimitParams } from './resolve-limit-params';
-import type { CheckCode, CheckRequest, CheckResult, LimitOutcome, MeterTarget, RateLimitStore } from './types';
+import type { CheckCode, CheckRequest, CheckResult, LimitCheck, LimitOutcome, MeterTarget, RateLimitStore } from './types';
 import { validateCost, validateIdentity, validateQuotaCheck } from './validate-limit-params';
 
-/** The two ioredis commands the store uses; an ioredis `Redis` (v5 or v6) satisfies it. */
+/**
+ * The two ioredis commands the store uses; an ioredis `Redis` (v5 or v6) satisfies it. The store
+ * passes its keys as strings and its arguments as one binary Buffer.
+ */
 export interface RedisScriptClient {
-  evalsha(sha1: string, numkeys: number, ...args: (string | number)[]): Promise<unknown>;
+  evalsha(sha1: string, numkeys: number, ...args: (string | number | Buffer)[]): Promise<unknown>;
   script(subcommand: 'LOAD', script: string): Promise<unknown>;
 }
 
@@ -27,6 +30,38 @@ export interface RedisStoreOptions {
 const CODES: readonly CheckCode[] = ['VALID', 'RATE_LIMITED', 'QUOTA_EXCEEDED'];
 const SCRIPT_SHA = createHash('sha1').update(CHECK_SCRIPT).digest('hex');
 
+/** A LimitCheck's key and spec, cached per store (the key carries the store's prefix). */
+interface CompiledLimit {
+  identity: string;
+  name: string;
+  input: LimitCheck['params'];
+  limit: number;
+  key: string;
+  /** '<ddddI4c0': algorithm code, limit, windowMs, burst, field (see redis-check-script.ts). */
+  spec: Buffer;
+}
+
+/** '<dddddd': cost, limit count, nowMs, TTL padding, quota limit, quota reset day. */
+const HEADER_BYTES = 48;
+
+function writeHeader(blob: Buffer, cost: number, n: number, now: number, pad: number, quotaLimit: number, resetDay: number): void {
+  blob.writeDoubleLE(cost, 0);
+  blob.writeDoubleLE(n, 8);
+  blob.writeDoubleLE(now, 16);
+  blob.writeDoubleLE(pad, 24);
+  blob.writeDoubleLE(quotaLimit, 32);
+  blob.writeDoubleLE(resetDay, 40);
+}
+
+/** '<I4c0I4c0': meter bucket prefix, member. */
+function writeMeter(blob: Buffer, at: number, prefix: string, member: string): void {
+  const p = blob.write(prefix, at + 4);
+  blob.writeUInt32LE(p, at);
+  at += 4 + p;
+  const m = blob.write(member, at + 4);
+  blob.writeUInt32LE(m, at);
+}
+
 function isNoScript(err: unknown): boolean {
   return err instanceof Error && err.message.startsWith('NOSCRIPT');
 }
@@ -38,7 +73,8 @@ function isNoScript(err: unknown): boolean {
 export class RedisStore implements RateLimitStore {
   readonly prefix: string;
   private readonly testClock: boolean;
-  private readonly ttlPadding: string;
+  private readonly ttlPadding: number;
+  private readonly compiled = new WeakMap<LimitCheck, CompiledLimit>();
 
   constructor(
     private readonly redis: RedisScriptClient,
@@ -46,49 +82,42 @@ export class RedisStore implements RateLimitStore {
   ) {
     this.prefix = opts.prefix ?? 'tg:';
     this.testClock = opts.testClock === true;
-    this.ttlPadding = this.testClock ? String(opts.testTtlPaddingMs ?? 60_000) : '0';
+    this.ttlPadding = this.testClock ? (opts.testTtlPaddingMs ?? 60_000) : 0;
   }
 
   /** SHA1 of the check script, as EVALSHA uses it. */
   static readonly scriptSha = SCRIPT_SHA;
 
   async check(req: CheckRequest): Promise<CheckResult> {
-    const nowArg = this.nowArg(req.nowMs);
+    const now = this.clockArg(req.nowMs);
     const cost = validateCost(req.cost);
     const checks = req.limits;
     const n = checks.length;
-    const hasQuota = req.quota !== undefined;
-    const quota = hasQuota ? validateQuotaCheck(req.quota!) : undefined;
+    const quota = req.quota === undefined ? undefined : validateQuotaCheck(req.quota);
     const meter = req.meter;
-    // Compact ARGV: every number as a short decimal string, 5 slots per limit, keys first.
-    const args: (string | number)[] = new Array(n + (hasQuota ? 1 : 0) + 10 + n * 5);
-    let a = 0;
+    // KEYS: each limit's state key (its identity hash, or a sliding log's list), then the quota's
+    // identity hash. ARGV: one binary string (see redis-check-script.ts): a header of doubles,
+    // each limit's cached spec, then the meter target.
+    const numKeys = quota === undefined ? n : n + 1;
+    const args: (string | Buffer)[] = new Array(numKeys + 1);
+    const compiled: CompiledLimit[] = new Array(n);
+    let size = HEADER_BYTES;
     for (let i = 0; i < n; i++) {
-      const check = checks[i];
-      const params = resolveLimitParams(check.params);
-      validateIdentity('identity', check.identity);
-      args[a++] = limitStateKey(this.prefix, check.identity, check.name, params.algorithm);
+      const c = this.compile(checks[i]);
+      compiled[i] = c;
+      args[i] = c.key;
+      size += c.spec.length;
     }
-    if (quota !== undefined) args[a++] = quotaKey(this.prefix, quota.identity);
-    args[a++] = nowArg;
-    args[a++] = cost;
-    args[a++] = n;
-    args[a++] = this.ttlPadding;
-    args[a++] = quota === undefined ? '' : quota.limit;
-    args[a++] = quota === undefined ? '' : quota.period === 'day' ? 'd' : 'm';
-    args[a++] = quota === undefined ? '' : quota.resetDay;
-    args[a++] = meter === undefined ? '' : this.prefix + meter.keyPrefix;
-    args[a++] = meter === undefined ? '' : meter.member;
-    args[a++] = 'c';
-    for (let i = 0; i < n; i++) {
-      const params = resolveLimitParams(checks[i].params);
-      args[a++] = ALGORITHM_CODES[params.algorithm].num;
-      args[a++] = params.limit;
-      args[a++] = params.windowMs;
-      args[a++] = params.burst;
-      args[a++] = params.shaping ? 1 : 0;
-    }
-    const reply = (await this.run(n + (hasQuota ? 1 : 0), args)) as number[];
+    if (quota !== undefined) args[n] = identityStateKey(this.prefix, quota.identity);
+    const meterPrefix = meter === undefined ? '' : this.prefix + meter.keyPrefix;
+    if (meter !== undefined) size += 8 + Buffer.byteLength(meterPrefix) + Buffer.byteLength(meter.member);
+    const blob = Buffer.allocUnsafe(size);
+    writeHeader(blob, cost, n, now, this.ttlPadding, quota === undefined ? 0 : quota.limit, quota === undefined || quota.period === 'day' ? 0 : quota.resetDay);
+    let at = HEADER_BYTES;
+    for (let i = 0; i < n; i++) at += compiled[i].spec.copy(blob, at);
+    if (meter !== undefined) writeMeter(blob, at, meterPrefix, meter.member);
+    args[numKeys] = blob;
+    const reply = (await this.run(numKeys, args)) as number[];
 
     const code = CODES[reply[0]];
     const nowMs = reply[1];
@@ -97,15 +126,15 @@ export class RedisStore implements RateLimitStore {
     let retryAfterMs = 0;
     let delayMs = 0;
     let neverFits = false;
-    for (let i = 0; i < n; i++) {
-      const o = 5 + i * 5;
+    let o = quota === undefined ? 2 : 5;
+    for (let i = 0; i < n; i++, o += 5) {
       const limitAllowed = reply[o] === 1;
       const limitNeverFits = reply[o + 3] === -1;
       const retry = limitNeverFits ? Infinity : reply[o + 3];
       const delay = reply[o + 4];
       limits[i] = {
-        name: checks[i].name,
-        limit: resolveLimitParams(checks[i].params).limit,
+        name: compiled[i].name,
+        limit: compiled[i].limit,
         allowed: limitAllowed,
         remaining: reply[o + 1],
         resetMs: reply[o + 2],
@@ -132,20 +161,56 @@ export class RedisStore implements RateLimitStore {
     return result;
   }
 
+  /**
+   * The state key and script spec of one limit, built once per LimitCheck object (callers reuse
+   * them from a cached key entry) and rebuilt if the object's identity, name or params change.
+   */
+  private compile(check: LimitCheck): CompiledLimit {
+    const cached = this.compiled.get(check);
+    if (cached !== undefined && cached.identity === check.identity && cached.name === check.name && cached.input === check.params) {
+      return cached;
+    }
+    const params = resolveLimitParams(check.params);
+    validateIdentity('identity', check.identity);
+    const field = limitStateField(check.name, params.algorithm);
+    const fieldBytes = Buffer.byteLength(field);
+    const spec = Buffer.alloc(36 + fieldBytes);
+    spec.writeDoubleLE(params.shaping ? 7 : ALGORITHM_CODES[params.algorithm].num, 0);
+    spec.writeDoubleLE(params.limit, 8);
+    spec.writeDoubleLE(params.windowMs, 16);
+    spec.writeDoubleLE(params.burst, 24);
+    spec.writeUInt32LE(fieldBytes, 32);
+    spec.write(field, 36);
+    const c: CompiledLimit = {
+      identity: check.identity,
+      name: check.name,
+      input: check.params,
+      limit: params.limit,
+      key: limitStateKey(this.prefix, check.identity, check.name, params.algorithm),
+      spec,
+    };
+    this.compiled.set(check, c);
+    return c;
+  }
+
   /** Counts one `invalid` outcome in the same minute buckets the check script meters into. */
   async recordInvalid(meter: MeterTarget, nowMs?: number): Promise<void> {
-    const nowArg = this.nowArg(nowMs);
-    await this.run(0, [nowArg, 1, 0, '0', '', '', '', this.prefix + meter.keyPrefix, meter.member, 'i']);
+    const prefix = this.prefix + meter.keyPrefix;
+    const blob = Buffer.allocUnsafe(HEADER_BYTES + 8 + Buffer.byteLength(prefix) + Buffer.byteLength(meter.member));
+    writeHeader(blob, 1, -1, this.clockArg(nowMs), this.ttlPadding, 0, 0);
+    writeMeter(blob, HEADER_BYTES, prefix, meter.member);
+    await this.run(0, [blob]);
   }
 
-  private nowArg(nowMs: number | undefined): string {
-    if (nowMs === undefined) return '';
+  /** -1 for Redis TIME, or the test clock's nowMs. */
+  private clockArg(nowMs: number | undefined): number {
+    if (nowMs === undefined) return -1;
     if (!this.testClock) throw new InvalidLimitParamsError('nowMs', 'is only accepted by a store built with testClock: true');
     if (!Number.isInteger(nowMs) || nowMs < 0) throw new InvalidLimitParamsError('nowMs', 'must be a non-negative integer');
-    return String(nowMs);
+    return nowMs;
   }
 
-  private async run(numKeys: number, args: (string | number)[]): Promise<unknown> {
+  private async run(numKeys: number, args: (string | Buffer)[]): Promise<unknown> {
     try {
       return await this.redis.evalsha(SCRIPT_SHA, numKeys, ...args);
     } catch (err) {
