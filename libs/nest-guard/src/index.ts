@@ -12,6 +12,7 @@ export type {
 } from './key-record';
 export { KeyCache, type KeyCacheOptions, type KeyCacheStats } from './key-cache';
 export { BlockedKeys, type BlockedLimit, type BlockedMatch } from './blocked-keys';
+export { Deadlines } from './deadlines';
 export { CircuitBreaker, StoreTimeoutError, withTimeout, type BreakerState, type CircuitBreakerOptions } from './store-breaker';
 export {
   InvalidationSubscriber,

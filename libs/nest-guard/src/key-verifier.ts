@@ -17,7 +17,8 @@ import { invalidationChannel, InvalidationSubscriber, publishInvalidation, type 
 import { KeyCache, type KeyCacheStats } from './key-cache';
 import type { GuardLimit, KeyLookup, KeyRecord, PolicyItem, VerificationResult, VerifiedLimit } from './key-record';
 import { createGuardRedis, waitForReady, type GuardRedisClient } from './redis-client';
-import { CircuitBreaker, withTimeout, type BreakerState } from './store-breaker';
+import { Deadlines } from './deadlines';
+import { CircuitBreaker, type BreakerState } from './store-breaker';
 
 export interface GuardLogger {
   warn(message: string): void;
@@ -118,7 +119,8 @@ export class KeyVerifier {
   private readonly localStore: MemoryStore;
   private readonly blocked: BlockedKeys;
   private readonly breaker: CircuitBreaker;
-  private readonly timeoutMs: number;
+  /** One timer for all in-flight store calls, not one per request. */
+  private readonly deadlines: Deadlines;
   private readonly clock: () => number;
   private readonly logger: GuardLogger | undefined;
   private readonly onDecision: ((result: VerificationResult) => void) | undefined;
@@ -132,7 +134,7 @@ export class KeyVerifier {
     this.clock = opts.clock ?? Date.now;
     this.logger = opts.logger;
     this.onDecision = opts.onDecision;
-    this.timeoutMs = opts.storeTimeoutMs ?? 50;
+    this.deadlines = new Deadlines(opts.storeTimeoutMs ?? 50);
     this.cache = new KeyCache(opts.lookup, {
       maxEntries: opts.cacheSize,
       negativeTtlMs: opts.negativeCacheTtlMs,
@@ -303,7 +305,7 @@ export class KeyVerifier {
   private async checkStore(request: CheckRequest): Promise<CheckResult | undefined> {
     if (!this.breaker.tryAcquire()) return undefined;
     try {
-      const result = await withTimeout(this.store.check(request), this.timeoutMs);
+      const result = await this.deadlines.run(this.store.check(request));
       this.breaker.success();
       return result;
     } catch (err) {
@@ -322,7 +324,7 @@ export class KeyVerifier {
   private meterInvalid(member: string): void {
     const store = this.store;
     if (!(store instanceof RedisStore) || !this.breaker.tryAcquire()) return;
-    withTimeout(store.recordInvalid({ keyPrefix: USAGE_METER_PREFIX, member }), this.timeoutMs).then(
+    this.deadlines.run(store.recordInvalid({ keyPrefix: USAGE_METER_PREFIX, member })).then(
       () => this.breaker.success(),
       () => {
         this.breaker.failure();
