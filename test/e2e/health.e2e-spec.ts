@@ -18,7 +18,7 @@ describe('GET /health and the problem+json envelope', () => {
   it('answers 200 with both stores up', async () => {
     const response = await fetch(`${api.url}/health`);
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ status: 'ok', postgres: 'up', redis: 'up' });
+    expect(await response.json()).toEqual({ status: 'ok', postgres: 'up', redis: 'up', rateLimiting: { breaker: 'closed', invalidation: 'live' } });
   });
 
   it('answers unknown routes with a 404 problem carrying the request id', async () => {
@@ -62,6 +62,54 @@ describe('the committed OpenAPI document', () => {
     } finally {
       await api.close();
       await db.drop();
+    }
+  });
+});
+
+describe('GET /health when a store is down', () => {
+  it('answers 503 naming Redis when Redis cannot be reached, and recovers by itself', async () => {
+    const { createServer, connect } = await import('node:net');
+    const { TEST_REDIS_URL } = await import('../support/test-env');
+    // A TCP proxy in front of Redis that this test can cut: the API really loses its connection.
+    const target = new URL(TEST_REDIS_URL);
+    const sockets = new Set<import('node:net').Socket>();
+    let open = true;
+    const proxy = createServer((client) => {
+      if (!open) return client.destroy();
+      const upstream = connect(Number(target.port || 6379), target.hostname);
+      sockets.add(client).add(upstream);
+      client.pipe(upstream).pipe(client);
+      const drop = () => {
+        client.destroy();
+        upstream.destroy();
+      };
+      client.on('error', drop).on('close', drop);
+      upstream.on('error', drop).on('close', drop);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const port = (proxy.address() as { port: number }).port;
+    const db = await createTestDatabase();
+    const api = await startTestApp(db.url, { REDIS_URL: `redis://127.0.0.1:${port}` });
+    try {
+      expect((await fetch(`${api.url}/health`)).status).toBe(200);
+      open = false;
+      for (const socket of sockets) socket.destroy();
+      const down = await fetch(`${api.url}/health`);
+      expect(down.status).toBe(503);
+      expect(await down.json()).toMatchObject({ status: 'down', postgres: 'up', redis: 'down' });
+      open = true;
+      let status = 0;
+      for (let i = 0; i < 50 && status !== 200; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        status = (await fetch(`${api.url}/health`)).status;
+      }
+      expect(status).toBe(200);
+    } finally {
+      open = false;
+      for (const socket of sockets) socket.destroy();
+      await api.close();
+      await db.drop();
+      proxy.close();
     }
   });
 });

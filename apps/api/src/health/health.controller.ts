@@ -8,11 +8,11 @@ import { HealthService } from './health.service';
 export class HealthController {
   constructor(private readonly health: HealthService) {}
 
-  /** 200 when Postgres and Redis both answer; 503 naming what is down. No auth. */
+  /** 200 when Postgres and Redis both answer (status "degraded" if rate limiting runs on its fail mode); 503 naming what is down. No auth. */
   @Get()
   async check(@Res({ passthrough: true }) reply: FastifyReply) {
     const report = await this.health.check();
-    if (report.status !== 'ok') reply.status(503);
+    if (report.status === 'down') reply.status(503);
     return report;
   }
 }

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
+import { KeyVerifier } from '@tollgate/nest-guard';
 import type { Health } from '@tollgate/contracts';
 import { RedisConnections } from '../infra/redis.provider';
 import { HealthRepository } from './health.repository';
@@ -14,6 +15,7 @@ export class HealthService {
   constructor(
     private readonly repository: HealthRepository,
     private readonly redis: RedisConnections,
+    @Optional() private readonly verifier?: KeyVerifier,
   ) {}
 
   async check(): Promise<Health> {
@@ -21,6 +23,11 @@ export class HealthService {
       within(this.repository.ping(), PROBE_TIMEOUT_MS).then(() => 'up' as const, () => 'down' as const),
       within(this.redis.client.ping(), PROBE_TIMEOUT_MS).then(() => 'up' as const, () => 'down' as const),
     ]);
-    return { status: postgres === 'up' && redis === 'up' ? 'ok' : 'down', postgres, redis };
+    if (postgres === 'down' || redis === 'down') return { status: 'down', postgres, redis };
+    // Both answer a ping, yet rate limiting may still be running on its fail mode (breaker open
+    // after timeouts) or with stale caches (invalidations not being received): say so.
+    const guard = this.verifier?.health();
+    const degraded = guard !== undefined && (guard.breaker !== 'closed' || guard.invalidation === 'lost');
+    return { status: degraded ? 'degraded' : 'ok', postgres, redis, ...(guard ? { rateLimiting: { breaker: guard.breaker, invalidation: guard.invalidation } } : {}) };
   }
 }

@@ -1,16 +1,27 @@
-import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import Redis from 'ioredis';
 import { ENV } from '../config/config.module';
 import type { Env } from '../config/env';
 
+const logger = new Logger('Redis');
+
 export function createRedis(url: string, name: string): Redis {
-  return new Redis(url, {
+  const redis = new Redis(url, {
     connectionName: `tollgate-${name}`,
     // Fail fast instead of queueing forever: callers decide what an unreachable store means.
     maxRetriesPerRequest: 1,
     enableOfflineQueue: true,
     connectTimeout: 2000,
   });
+  // ioredis retries by itself; log each distinct connection error once, not once per retry.
+  let last = '';
+  redis.on('error', (error: Error) => {
+    if (error.message === last) return;
+    last = error.message;
+    logger.warn(`${name} connection: ${error.message}`);
+  });
+  redis.on('ready', () => (last = ''));
+  return redis;
 }
 
 /** Shared Redis connections: one for commands, one dedicated to pub/sub subscriptions. */
