@@ -2,6 +2,7 @@
 //   node --import tsx bench/guard/server.ts <guarded|unguarded|throttler>
 // The same Nest 11 + Fastify app and the same handler as the API's GET /v1/demo/echo, with
 //   guarded   — @UseGuards(TollgateGuard), TollgateGuardModule.forRoot on Redis, a fixed key;
+//   guarded-unmetered — the same with usage metering off (to price metering);
 //   unguarded — no guard at all (the baseline);
 //   throttler — @nestjs/throttler's ThrottlerGuard with two named throttlers (burst + sustained)
 //               on @nest-lab/throttler-storage-redis.
@@ -19,9 +20,9 @@ import { createHash } from 'node:crypto';
 import { GuardRejectionFilter, TollgateGuard, TollgateGuardModule, sha256Hex, type GuardedRequest, type KeyRecord } from '@tollgate/nest-guard';
 import { BENCH_LIMITS, BENCH_QUOTA } from './limits';
 
-type Mode = 'guarded' | 'unguarded' | 'throttler';
+type Mode = 'guarded' | 'guarded-unmetered' | 'unguarded' | 'throttler';
 const mode = process.argv[2] as Mode;
-if (!['guarded', 'unguarded', 'throttler'].includes(mode)) throw new Error(`unknown mode ${process.argv[2]}`);
+if (!['guarded', 'guarded-unmetered', 'unguarded', 'throttler'].includes(mode)) throw new Error(`unknown mode ${process.argv[2]}`);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = process.env.BENCH_PREFIX ?? 'tgbench:guard:';
 const KEY = process.env.BENCH_KEY ?? 'tg_bench';
@@ -65,7 +66,7 @@ function appModule(): DynamicModule {
   @Module({})
   class BenchModule {}
   if (mode === 'unguarded') return { module: BenchModule, controllers: [UnguardedController] };
-  if (mode === 'guarded') {
+  if (mode === 'guarded' || mode === 'guarded-unmetered') {
     const record: KeyRecord = {
       id: 'key_bench',
       ownerId: null,
@@ -79,7 +80,7 @@ function appModule(): DynamicModule {
     const keys = new Map([[sha256Hex(KEY), record]]);
     return {
       module: BenchModule,
-      imports: [TollgateGuardModule.forRoot({ redis: REDIS_URL, prefix: PREFIX, lookup: async (hash) => keys.get(hash) ?? null })],
+      imports: [TollgateGuardModule.forRoot({ redis: REDIS_URL, prefix: PREFIX, lookup: async (hash) => keys.get(hash) ?? null, metering: mode === 'guarded' })],
       controllers: [GuardedController],
     };
   }

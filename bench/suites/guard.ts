@@ -77,7 +77,7 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
   const prefix = `tgbench:guard:${randomBytes(4).toString('hex')}:`;
   const key = issueSecret('tg').secret;
   const env = { REDIS_URL, BENCH_PREFIX: prefix, BENCH_KEY: key };
-  const modes: ServerMode[] = ['unguarded', 'guarded', 'throttler'];
+  const modes: ServerMode[] = ['unguarded', 'guarded', 'guarded-unmetered', 'throttler'];
   const servers = new Map<ServerMode, BenchServer>();
   try {
     const started = await Promise.allSettled(modes.map((mode) => startServer(mode, env)));
@@ -100,8 +100,12 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
     const u = peak.get('unguarded')!;
     const g = peak.get('guarded')!;
     const t = peak.get('throttler')!;
+    const unmetered = peak.get('guarded-unmetered')!;
     return {
       guardOverheadRatio: round2(g.rps / u.rps),
+      // Metering rides in the same Lua call as the limits: this prices the extra HINCRBY/ZADD.
+      meteringOnOffRatio: round2(g.rps / unmetered.rps),
+      guardedUnmeteredRps: unmetered.rps,
       vsNestThrottlerRedisRatio: round2(g.rps / t.rps),
       guardedRps: g.rps,
       unguardedRps: u.rps,

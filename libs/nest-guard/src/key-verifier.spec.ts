@@ -182,3 +182,16 @@ describe('KeyVerifier onDecision', () => {
     expect(warnings).toEqual(['onDecision listener failed: listener bug']);
   });
 });
+
+describe('KeyVerifier metering switch', () => {
+  it('meters every decision in the same store call by default, and not at all when switched off', async () => {
+    const record = key();
+    for (const metering of [undefined, false]) {
+      const store = new CountingStore(new MemoryStore({ clock: () => 1_700_000_000_000 }));
+      const verifier = new KeyVerifier({ store, lookup: async () => record, clock: () => 1_700_000_000_000, ...(metering === false ? { metering } : {}) });
+      await verifier.verify('s');
+      expect(store.requests).toHaveLength(1);
+      expect(store.requests[0].meter).toEqual(metering === false ? undefined : { keyPrefix: 'usage:', member: 'k1' });
+    }
+  });
+});

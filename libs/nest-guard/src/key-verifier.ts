@@ -56,6 +56,8 @@ export interface KeyVerifierOptions {
    * events). Must be cheap and must not throw; errors are logged and swallowed.
    */
   onDecision?: (result: VerificationResult) => void;
+  /** Count every decision in the usage buckets (same round trip). Default true; off only to measure its cost. */
+  metering?: boolean;
 }
 
 export interface VerifyOptions {
@@ -124,6 +126,7 @@ export class KeyVerifier {
   private readonly clock: () => number;
   private readonly logger: GuardLogger | undefined;
   private readonly onDecision: ((result: VerificationResult) => void) | undefined;
+  private readonly metering: boolean;
   private readonly client: GuardRedisClient | undefined;
   private readonly ownsClient: boolean;
   private readonly subscriber: InvalidationSubscriber | undefined;
@@ -134,6 +137,7 @@ export class KeyVerifier {
     this.clock = opts.clock ?? Date.now;
     this.logger = opts.logger;
     this.onDecision = opts.onDecision;
+    this.metering = opts.metering ?? true;
     this.deadlines = new Deadlines(opts.storeTimeoutMs ?? 50);
     this.cache = new KeyCache(opts.lookup, {
       maxEntries: opts.cacheSize,
@@ -278,7 +282,7 @@ export class KeyVerifier {
       return { valid: false, code: 'RATE_LIMITED', ...base, limits, policy, retryAfterMs: blocked.retryAfterMs, nowMs: now };
     }
 
-    const meter: MeterTarget = { keyPrefix: USAGE_METER_PREFIX, member: record.id };
+    const meter: MeterTarget | undefined = this.metering ? { keyPrefix: USAGE_METER_PREFIX, member: record.id } : undefined;
     const request: CheckRequest = { limits: selection.checks, cost, quota: compiled.quota, meter };
     const result = await this.checkStore(request);
     if (result !== undefined) {
@@ -323,7 +327,7 @@ export class KeyVerifier {
   /** Counts an invalid verification in the usage buckets; best effort, never awaited by the caller. */
   private meterInvalid(member: string): void {
     const store = this.store;
-    if (!(store instanceof RedisStore) || !this.breaker.tryAcquire()) return;
+    if (!this.metering || !(store instanceof RedisStore) || !this.breaker.tryAcquire()) return;
     this.deadlines.run(store.recordInvalid({ keyPrefix: USAGE_METER_PREFIX, member })).then(
       () => this.breaker.success(),
       () => {
