@@ -1,5 +1,6 @@
 // The dashboard end to end: a real API and database, the production build of the dashboard,
 // headless Chromium. Screenshots of every page go to test-output/screenshots/.
+import { Client } from 'pg';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PHONE, startBrowserHarness, type BrowserHarness } from '../support/browser';
@@ -221,6 +222,65 @@ describe('dashboard in a browser', () => {
     await h.screenshot(page, 'overview');
   });
 
+  it('webhooks: creates one and shows its signing secret once, lists deliveries, deletes with confirmation', async () => {
+    await page.goto('/webhooks');
+    await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
+    await page.getByText('No webhooks yet').waitFor();
+
+    await page.getByRole('button', { name: 'New webhook' }).click();
+    await page.locator('#webhook-url').fill('https://hooks.example.test/tollgate');
+    expect(await page.locator('#webhook-thresholds').inputValue()).toBe('80, 90, 100');
+    await page.getByLabel(/Rate limit exceeded/).check();
+    await page.locator('#webhook-thresholds').fill('50, 100');
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+
+    const secretBox = page.getByTestId('webhook-secret');
+    await secretBox.waitFor();
+    const signingSecret = (await secretBox.textContent())!.trim();
+    expect(signingSecret).toMatch(/^whsec_\w+$/);
+    await page.getByText('it will not be shown again').waitFor();
+    await page.getByRole('button', { name: 'Copy' }).waitFor();
+    await h.screenshot(page, 'webhook-secret');
+    await page.getByRole('button', { name: 'Done' }).click();
+
+    const created = page.getByRole('region', { name: 'Webhook https://hooks.example.test/tollgate' });
+    await created.waitFor();
+    expect(await page.getByTestId('webhook-secret').count()).toBe(0);
+    expect(await created.textContent()).toContain('50 %, 100 %');
+    await created.getByText('No deliveries yet').waitFor();
+    const listed = (await h.admin.call('GET', '/v1/webhooks')).body.items;
+    expect(listed).toEqual([expect.objectContaining({ url: 'https://hooks.example.test/tollgate', events: ['quota.threshold', 'ratelimit.exceeded'], thresholds: [50, 100] })]);
+    expect(JSON.stringify(listed)).not.toContain(signingSecret);
+
+    // A second webhook (kept for the viewer and phone checks) with one delivery in each state.
+    const kept = await h.admin.call('POST', '/v1/webhooks', { url: 'https://ops.example.test/tollgate-events', events: ['ratelimit.exceeded'] });
+    expect(kept.status).toBe(201);
+    const client = new Client({ connectionString: h.admin.db.url });
+    await client.connect();
+    try {
+      await client.query(
+        `INSERT INTO "WebhookDelivery" (id, "webhookId", event, "dedupeKey", payload, status, attempts, "nextAttemptAt", "lastStatusCode", "lastError", "createdAt", "deliveredAt") VALUES
+          ('whd_browser_ok', $1, 'ratelimit.exceeded', 'browser-ok', '{}', 'succeeded', 1, now(), 200, NULL, now() - interval '3 minutes', now() - interval '3 minutes'),
+          ('whd_browser_failed', $1, 'ratelimit.exceeded', 'browser-failed', '{}', 'failed', 8, now(), 500, 'HTTP 500 from the endpoint', now() - interval '2 minutes', NULL),
+          ('whd_browser_pending', $1, 'ratelimit.exceeded', 'browser-pending', '{}', 'pending', 2, now() + interval '1 hour', NULL, 'connect ECONNREFUSED', now() - interval '1 minute', NULL)`,
+        [kept.body.id],
+      );
+    } finally {
+      await client.end();
+    }
+    await page.reload();
+    const keptCard = page.getByRole('region', { name: 'Webhook https://ops.example.test/tollgate-events' });
+    await keptCard.getByTestId('webhook-deliveries').waitFor();
+    expect(await keptCard.getByTestId('delivery-status').allTextContents()).toEqual(['pending', 'failed', 'succeeded']);
+    expect(await keptCard.textContent()).toContain('HTTP 500 from the endpoint');
+    await h.screenshot(page, 'webhooks');
+
+    await created.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete webhook' }).click();
+    await created.waitFor({ state: 'detached' });
+    expect((await h.admin.call('GET', '/v1/webhooks')).body.items.map((w: { url: string }) => w.url)).toEqual(['https://ops.example.test/tollgate-events']);
+  });
+
   it('a viewer sees everything and no write control', async () => {
     await h.createUser('viewer@example.test', 'viewer password 123', 'viewer');
     const { context, page: viewer } = await h.newPage();
@@ -244,7 +304,53 @@ describe('dashboard in a browser', () => {
     for (const name of ['Save plan', 'Delete']) expect(await viewer.getByRole('button', { name }).count()).toBe(0);
     expect(await viewer.getByRole('link', { name: 'New plan' }).count()).toBe(0);
     await h.screenshot(viewer, 'viewer-plan');
+
+    await viewer.goto('/webhooks');
+    await viewer.getByRole('region', { name: 'Webhook https://ops.example.test/tollgate-events' }).getByTestId('webhook-deliveries').waitFor();
+    for (const name of ['New webhook', 'Delete']) expect(await viewer.getByRole('button', { name }).count()).toBe(0);
+    await h.screenshot(viewer, 'viewer-webhooks');
     await context.close();
+  });
+
+  it('disables and enables a key, and rotates it with a grace period', async () => {
+    await page.goto(`/keys/${keyId}`);
+    await page.getByTestId('effective-burst').waitFor();
+    const actions = page.locator('main .page-header');
+    await actions.getByRole('button', { name: 'Disable' }).click();
+    await actions.getByRole('button', { name: 'Enable' }).waitFor();
+    await page.locator('main .page-header').getByText('disabled', { exact: true }).waitFor();
+    expect((await h.admin.call('GET', `/v1/keys/${keyId}`)).body.enabled).toBe(false);
+    if (verifyAvailable) expect((await verify(secret)).code).toBe('DISABLED');
+    await actions.getByRole('button', { name: 'Enable' }).click();
+    await actions.getByRole('button', { name: 'Disable' }).waitFor();
+    expect((await h.admin.call('GET', `/v1/keys/${keyId}`)).body.enabled).toBe(true);
+
+    await actions.getByRole('button', { name: 'Rotate' }).click();
+    await page.locator('#rotate-grace').selectOption({ label: '1 hour' });
+    const before = Date.now();
+    await page.getByRole('button', { name: 'Rotate key' }).click();
+    const newSecret = (await page.getByTestId('key-secret').textContent())!.trim();
+    expect(newSecret).toMatch(/^tg_/);
+    expect(newSecret).not.toBe(secret);
+    await page.getByText('The old key keeps working until').waitFor();
+    await h.screenshot(page, 'key-rotated');
+    await page.getByRole('link', { name: 'Open the new key' }).click();
+    await page.waitForURL((url) => /\/keys\/key_/.test(url.pathname) && !url.pathname.endsWith(keyId));
+    const newKeyId = new URL(page.url()).pathname.split('/').pop()!;
+    await page.getByTestId('effective-burst').waitFor();
+
+    const oldKey = (await h.admin.call('GET', `/v1/keys/${keyId}`)).body;
+    const graceEnds = new Date(oldKey.expiresAt).getTime();
+    expect(graceEnds).toBeGreaterThanOrEqual(before + 3_600_000 - 1000);
+    expect(graceEnds).toBeLessThanOrEqual(Date.now() + 3_600_000 + 1000);
+    const newKey = (await h.admin.call('GET', `/v1/keys/${newKeyId}`)).body;
+    expect(newKey).toEqual(expect.objectContaining({ name: 'Acme production', planId: oldKey.planId, ownerId: 'acme', enabled: true, expiresAt: null }));
+    expect(newKey.limits).toEqual(oldKey.limits);
+    if (verifyAvailable) {
+      // Both secrets are accepted during the grace period (the tight burst limit may answer RATE_LIMITED).
+      expect(['VALID', 'RATE_LIMITED']).toContain((await verify(secret)).code);
+      expect(['VALID', 'RATE_LIMITED']).toContain((await verify(newSecret)).code);
+    }
   });
 
   it('sends an expired session back to login from a client-side call, returning to the page', async () => {
@@ -272,9 +378,11 @@ describe('dashboard in a browser', () => {
       ['/keys', 'phone-keys'],
       [`/keys/${keyId}`, 'phone-key-detail'],
       ['/plans', 'phone-plans'],
+      ['/webhooks', 'phone-webhooks'],
     ] as const) {
       await phone.goto(path);
       await phone.locator('main h1').waitFor();
+      if (path === '/webhooks') await phone.getByTestId('webhook-deliveries').waitFor();
       // The widest elements that stick out on the right, named in the failure message.
       const sticking = (await phone.evaluate(`[...document.querySelectorAll('body *')]
         .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1)

@@ -4,11 +4,12 @@ import type { ReactNode } from 'react';
 import { NavLink } from './nav-link';
 import { SignOutButton } from './sign-out-button';
 
-/** Sections of the dashboard. (Webhooks joins when its API lands.) */
+/** Sections of the dashboard. */
 const NAV: { href: string; label: string }[] = [
   { href: '/', label: 'Overview' },
   { href: '/keys', label: 'Keys' },
   { href: '/plans', label: 'Plans' },
+  { href: '/webhooks', label: 'Webhooks' },
   { href: '/audit', label: 'Audit log' },
 ];
 
