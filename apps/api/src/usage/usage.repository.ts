@@ -176,7 +176,19 @@ export class UsageRepository {
   top(granularity: UsageGranularity, startMs: number, endMs: number, limit: number, readOpen: () => Promise<OpenRead>) {
     return this.consistent(
       async (tx) => {
-        const where = Prisma.sql`granularity = ${granularity}::"Granularity" AND "bucketStart" >= ${ts(startMs)} AND "bucketStart" < ${ts(endMs)} AND "keyId" <> '-'`;
+        // Whole hours come from hour rows (written in the same transaction as their minutes, so
+        // the sums agree) and only the partial first and last hour from minute rows: a 24 h top
+        // reads ~25 k rows instead of ~430 k on a busy install.
+        const HOUR = 3_600_000;
+        const midStart = Math.ceil(startMs / HOUR) * HOUR;
+        const midEnd = Math.floor(endMs / HOUR) * HOUR;
+        const where =
+          granularity === 'minute' && midEnd - midStart >= 2 * HOUR
+            ? Prisma.sql`"keyId" <> '-' AND (
+                (granularity = 'hour'::"Granularity" AND "bucketStart" >= ${ts(midStart)} AND "bucketStart" < ${ts(midEnd)})
+                OR (granularity = 'minute'::"Granularity" AND (("bucketStart" >= ${ts(startMs)} AND "bucketStart" < ${ts(midStart)})
+                                                            OR ("bucketStart" >= ${ts(midEnd)} AND "bucketStart" < ${ts(endMs)}))))`
+            : Prisma.sql`granularity = ${granularity}::"Granularity" AND "bucketStart" >= ${ts(startMs)} AND "bucketStart" < ${ts(endMs)} AND "keyId" <> '-'`;
         const rows = await tx.$queryRaw<(TopRow & { total: bigint })[]>`
           SELECT "keyId", sum(valid)::bigint AS valid, sum("rateLimited")::bigint AS "rateLimited",
                  sum("quotaExceeded")::bigint AS "quotaExceeded", sum(invalid)::bigint AS invalid,
