@@ -33,3 +33,33 @@ describe('Deadlines', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(59);
   });
 });
+
+describe('Deadlines while the store drains a burst', () => {
+  it('keeps waiting for calls while other answers keep arriving, up to maxWaitMs', async () => {
+    const deadlines = new Deadlines(30, 400);
+    // A store answering one call every 10 ms: the last of 20 answers after ~200 ms, far past 30 ms.
+    const calls = Array.from({ length: 20 }, (_, i) => deadlines.run(later(10 * (i + 1), i)));
+    await expect(Promise.all(calls)).resolves.toEqual(Array.from({ length: 20 }, (_, i) => i));
+  });
+
+  it('still times out at once when nothing comes back at all (a stalled store)', async () => {
+    const deadlines = new Deadlines(30, 400);
+    const started = Date.now();
+    await expect(deadlines.run(new Promise(() => undefined))).rejects.toBeInstanceOf(StoreTimeoutError);
+    expect(Date.now() - started).toBeLessThan(200);
+  });
+
+  it('gives up after maxWaitMs even while others progress', async () => {
+    const deadlines = new Deadlines(20, 120);
+    const ticker = setInterval(() => void deadlines.run(Promise.resolve(0)), 5);
+    try {
+      const started = Date.now();
+      await expect(deadlines.run(new Promise(() => undefined))).rejects.toBeInstanceOf(StoreTimeoutError);
+      const waited = Date.now() - started;
+      expect(waited).toBeGreaterThanOrEqual(119);
+      expect(waited).toBeLessThan(400);
+    } finally {
+      clearInterval(ticker);
+    }
+  });
+});

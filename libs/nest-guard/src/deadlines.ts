@@ -1,38 +1,52 @@
 import { StoreTimeoutError } from './store-breaker';
 
 interface Pending {
+  startedAt: number;
   deadline: number;
   settled: boolean;
   reject: (error: Error) => void;
 }
 
 /**
- * Deadlines for store calls without a timer per call: every call gets the same timeout, so they
- * expire in the order they started, and one timer (armed for the oldest pending call) serves them
- * all. Calls that settled in time are dropped lazily when the timer passes them.
+ * Deadlines for store calls, without a timer per call.
+ *
+ * "Slower than `timeoutMs`" means the store made no progress: a call times out when nothing it
+ * is queued behind has come back for `timeoutMs` (Redis stalled, paused or unreachable). While
+ * answers keep arriving, Redis is alive and draining a burst, so a waiting call gets another
+ * `timeoutMs`, up to `maxWaitMs` in all; otherwise a burst of a few hundred requests would turn
+ * into STORE_UNAVAILABLE answers for requests Redis was about to decide (and had charged).
+ *
+ * Every call gets the same timeout, so deadlines fall in the order calls started (an extended
+ * call goes to the back, where its new deadline belongs): one timer, armed for the oldest
+ * pending call, serves them all, and calls that settled are dropped lazily.
  */
 export class Deadlines {
   private queue: Pending[] = [];
   private head = 0;
   private timer: NodeJS.Timeout | undefined;
+  private lastProgressAt = -Infinity;
 
   constructor(
     readonly timeoutMs: number,
+    readonly maxWaitMs: number = Math.max(timeoutMs, 1000),
     private readonly clock: () => number = Date.now,
   ) {}
 
-  /** Settles with `promise`, or rejects with StoreTimeoutError once `timeoutMs` has passed. */
+  /** Settles with `promise`, or rejects with StoreTimeoutError when the store stops answering. */
   run<T>(promise: Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const entry: Pending = { deadline: this.clock() + this.timeoutMs, settled: false, reject };
+      const now = this.clock();
+      const entry: Pending = { startedAt: now, deadline: now + this.timeoutMs, settled: false, reject };
       this.queue.push(entry);
       promise.then(
         (value) => {
+          this.lastProgressAt = this.clock();
           if (entry.settled) return;
           entry.settled = true;
           resolve(value);
         },
         (error: unknown) => {
+          this.lastProgressAt = this.clock();
           if (entry.settled) return;
           entry.settled = true;
           reject(error);
@@ -65,15 +79,22 @@ export class Deadlines {
 
   private expire(): void {
     const now = this.clock();
+    const extended: Pending[] = [];
     while (this.head < this.queue.length) {
       const entry = this.queue[this.head];
       if (!entry.settled && entry.deadline > now) break;
       this.head++;
-      if (!entry.settled) {
-        entry.settled = true;
-        entry.reject(new StoreTimeoutError(this.timeoutMs));
+      if (entry.settled) continue;
+      const progressing = now - this.lastProgressAt < this.timeoutMs;
+      if (progressing && now - entry.startedAt < this.maxWaitMs) {
+        entry.deadline = Math.min(now + this.timeoutMs, entry.startedAt + this.maxWaitMs);
+        extended.push(entry);
+        continue;
       }
+      entry.settled = true;
+      entry.reject(new StoreTimeoutError(this.timeoutMs));
     }
+    for (const entry of extended) this.queue.push(entry);
     if (this.head > 1024 && this.head * 2 > this.queue.length) {
       this.queue = this.queue.slice(this.head);
       this.head = 0;

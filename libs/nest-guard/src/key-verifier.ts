@@ -40,6 +40,11 @@ export interface KeyVerifierOptions {
   cacheMaxAgeMs?: number;
   /** Deadline of one store call, default 50 ms. */
   storeTimeoutMs?: number;
+  /**
+   * While Redis keeps answering other calls (draining a burst), a call may wait past
+   * storeTimeoutMs, up to this long in all; default max(storeTimeoutMs, 1000) ms.
+   */
+  storeMaxWaitMs?: number;
   /** Consecutive store failures that open the breaker, default 5. */
   breakerFailureThreshold?: number;
   /** How long the breaker stays open before a probe, default 1000 ms. */
@@ -138,7 +143,7 @@ export class KeyVerifier {
     this.logger = opts.logger;
     this.onDecision = opts.onDecision;
     this.metering = opts.metering ?? true;
-    this.deadlines = new Deadlines(opts.storeTimeoutMs ?? 50);
+    this.deadlines = new Deadlines(opts.storeTimeoutMs ?? 50, opts.storeMaxWaitMs ?? Math.max(opts.storeTimeoutMs ?? 50, 1000));
     this.cache = new KeyCache(opts.lookup, {
       maxEntries: opts.cacheSize,
       negativeTtlMs: opts.negativeCacheTtlMs,

@@ -80,7 +80,9 @@ export class ProblemFilter implements ExceptionFilter {
 
 export function sendProblem(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const { status, headers, body } = toProblemResponse(exception, String(request.id));
-  if (status >= 500) request.log.error({ err: exception }, 'request failed');
+  // Refusals we answer on purpose (a 503 STORE_UNAVAILABLE while Redis is away) are not faults:
+  // the guard logs its state changes once; only unexpected errors are logged with their stack.
+  if (status >= 500 && !(exception instanceof ApiError) && !(exception instanceof GuardRejection)) request.log.error({ err: exception }, 'request failed');
   if (reply.sent) return;
   if (headers) for (const [name, value] of Object.entries(headers)) reply.header(name, value);
   reply.status(status).header('content-type', PROBLEM_CONTENT_TYPE).send(body);

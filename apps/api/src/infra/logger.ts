@@ -6,14 +6,20 @@ import pino, { type Logger } from 'pino';
  * ids only (no headers, no bodies), and the redact list covers the places a secret could hide.
  */
 export function createLogger(level: string): Logger {
-  return pino({
+  // Buffered, asynchronous writes: a burst of requests must not stall the event loop on a slow
+  // stdout pipe (pino flushes what is buffered when the process exits).
+  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  return pino(
+    {
     level,
     base: { service: 'tollgate-api' },
     redact: {
       paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie', 'key', 'secret', 'password', '*.key', '*.secret', '*.password'],
       censor: '[redacted]',
     },
-  });
+  },
+    destination,
+  );
 }
 
 /** Routes Nest's own log lines (boot, module init) through pino. */
