@@ -8,7 +8,8 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-async function withAdmin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+/** Runs `fn` with a connection to the maintenance database (to create and drop databases). */
+export async function withAdmin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
   const admin = new Client({ connectionString: TEST_DATABASE_ADMIN_URL });
   await admin.connect();
   try {

@@ -4,8 +4,8 @@
 // runs (two terminals, CI and a developer) never drop each other's template.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { Client } from 'pg';
-import { TEST_DATABASE_ADMIN_URL, databaseUrl } from './test-env';
+import { withAdmin } from './database';
+import { databaseUrl } from './test-env';
 
 function alive(pid: number): boolean {
   try {
@@ -13,16 +13,6 @@ function alive(pid: number): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-async function withAdmin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
-  const admin = new Client({ connectionString: TEST_DATABASE_ADMIN_URL });
-  await admin.connect();
-  try {
-    return await fn(admin);
-  } finally {
-    await admin.end();
   }
 }
 
