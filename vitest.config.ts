@@ -16,7 +16,9 @@ export default defineConfig({
   plugins,
   resolve: { alias },
   test: {
-    reporters: ['default'],
+    // The JSON report lets .ci/run print one plain 'N passed, N failed' line at the end.
+    reporters: ['default', 'json'],
+    outputFile: { json: 'test-output/vitest.json' },
     projects: [
       {
         plugins,
