@@ -9,7 +9,7 @@ import { TEST_DATABASE_ADMIN_URL, databaseUrl } from '../../test/support/test-en
 
 export const ROOT = path.resolve(__dirname, '../..');
 
-export type ServerMode = 'guarded' | 'guarded-unmetered' | 'unguarded' | 'throttler';
+export type ServerMode = 'guarded' | 'guarded-unmetered' | 'unguarded' | 'throttler' | 'redis-floor';
 
 export interface BenchServer {
   mode: ServerMode;

