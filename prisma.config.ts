@@ -15,7 +15,6 @@ export default defineConfig({
   schema: path.join('prisma', 'schema.prisma'),
   migrations: { path: path.join('prisma', 'migrations') },
   async adapter() {
-    // Idle pool clients should not hold the CLI open once it is done.
-    return new PrismaPg({ connectionString: databaseUrl, idleTimeoutMillis: 50, allowExitOnIdle: true });
+    return new PrismaPg({ connectionString: databaseUrl });
   },
 });

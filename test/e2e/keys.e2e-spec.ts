@@ -113,6 +113,12 @@ describe('/v1/keys', () => {
     expect((await h.call('POST', '/v1/keys/verify', { key: rotated.body.key })).body.valid).toBe(true);
 
     expect((await h.call('POST', `/v1/keys/${created.body.id}/rotate`, {})).status).toBe(409);
+
+    // The successor keeps the prefix the key was issued with (8 characters: `start` has no `_`).
+    const prefixed = await h.call('POST', '/v1/keys', { name: 'prefixed', planId, prefix: 'abcd1234' });
+    const successor = await h.call('POST', `/v1/keys/${prefixed.body.id}/rotate`, {});
+    secrets.push(prefixed.body.key, successor.body.key);
+    expect(successor.body.key).toMatch(/^abcd1234_/);
     expect((await h.call('POST', `/v1/keys/${rotated.body.id}/rotate`, { gracePeriodMs: 2_592_000_001 })).body.errors[0].path).toBe('gracePeriodMs');
     expect((await h.call('POST', '/v1/keys/key_missing/rotate', {})).status).toBe(404);
   });

@@ -1,4 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
+import { PROBLEM_CONTENT_TYPE, problemDocument } from '@tollgate/contracts';
 
 export type GuardRejectionCode = 'UNAUTHORIZED' | 'KEY_DISABLED' | 'KEY_EXPIRED' | 'RATE_LIMITED' | 'QUOTA_EXCEEDED' | 'STORE_UNAVAILABLE' | 'SERVICE_UNAVAILABLE';
 
@@ -12,9 +13,7 @@ export interface GuardProblem {
   requestId: string;
 }
 
-export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
-
-const TITLES: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 429: 'Too Many Requests', 503: 'Service Unavailable' };
+export { PROBLEM_CONTENT_TYPE };
 
 /** The reply methods used; a Fastify reply and an Express response both have them. */
 export interface ReplyLike {
@@ -48,14 +47,7 @@ export class GuardRejection extends HttpException {
 }
 
 function problemBody(status: number, code: GuardRejectionCode, detail: string, requestId: string): GuardProblem {
-  return {
-    type: `https://tollgate.dev/problems/${code.toLowerCase().replace(/_/g, '-')}`,
-    title: TITLES[status] ?? 'Error',
-    status,
-    detail,
-    code,
-    requestId,
-  };
+  return problemDocument(status, code, detail, requestId) as GuardProblem;
 }
 
 /** Writes the rejection as problem+json with its headers. */

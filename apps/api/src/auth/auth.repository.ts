@@ -29,16 +29,6 @@ export class AuthRepository {
     });
   }
 
-  async createRootKey(hash: string, start: string, name: string, role: Role): Promise<string> {
-    const id = newId('root');
-    await this.prisma.rootKey.create({ data: { id, hash, start, name, role } });
-    return id;
-  }
-
-  async touchRootKey(id: string): Promise<void> {
-    await this.prisma.rootKey.update({ where: { id }, data: { lastUsedAt: new Date() } });
-  }
-
   findUserByEmail(email: string) {
     return this.prisma.adminUser.findUnique({ where: { email } });
   }

@@ -1,9 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
-import type { ErrorCode } from '@tollgate/contracts';
+import { PROBLEM_CONTENT_TYPE, problemDocument as problem, type ErrorCode } from '@tollgate/contracts';
 import { GuardRejection } from '@tollgate/nest-guard';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './api-error';
-import { PROBLEM_CONTENT_TYPE, problem } from './problem';
 
 interface FastifyLikeError {
   statusCode?: number;

@@ -1,11 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { publishInvalidation, type InvalidationMessage } from '@tollgate/nest-guard';
 import { RedisConnections } from './redis.provider';
-
-export type Invalidation = { kind: 'key'; id: string } | { kind: 'plan'; id: string } | { kind: 'all' };
 
 /**
  * After an admin change commits, every API instance must drop its cached view of the key or plan:
- * we publish on `<prefix>invalidate`, which each instance's key cache subscribes to.
+ * we publish on the guard's invalidation channel, which each instance's key cache subscribes to.
  */
 @Injectable()
 export class LimitInvalidation {
@@ -13,13 +12,9 @@ export class LimitInvalidation {
 
   constructor(private readonly redis: RedisConnections) {}
 
-  get channel(): string {
-    return `${this.redis.prefix}invalidate`;
-  }
-
-  async publish(message: Invalidation): Promise<void> {
+  async publish(message: InvalidationMessage): Promise<void> {
     try {
-      await this.redis.client.publish(this.channel, JSON.stringify(message));
+      await publishInvalidation(this.redis.client, this.redis.prefix, message);
     } catch (error) {
       // The change is committed; caches also expire on their own, so this is logged, not thrown.
       this.logger.error(`could not publish invalidation ${JSON.stringify(message)}: ${(error as Error).message}`);

@@ -24,25 +24,21 @@ export function createRedis(url: string, name: string): Redis {
   return redis;
 }
 
-/** Shared Redis connections: one for commands, one dedicated to pub/sub subscriptions. */
+/**
+ * The API's Redis connection for its own commands (health, usage, login throttling,
+ * invalidations). The guard's KeyVerifier opens its own, tuned for the hot path.
+ */
 @Injectable()
 export class RedisConnections implements OnModuleDestroy {
   readonly client: Redis;
   readonly prefix: string;
-  private subscriberConnection?: Redis;
 
-  constructor(@Inject(ENV) private readonly env: Env) {
+  constructor(@Inject(ENV) env: Env) {
     this.client = createRedis(env.REDIS_URL, 'cmd');
     this.prefix = env.REDIS_KEY_PREFIX;
   }
 
-  /** A connection in subscriber mode may not run other commands, hence its own. */
-  get subscriber(): Redis {
-    this.subscriberConnection ??= createRedis(this.env.REDIS_URL, 'sub');
-    return this.subscriberConnection;
-  }
-
   async onModuleDestroy(): Promise<void> {
-    await Promise.allSettled([this.client.quit(), this.subscriberConnection?.quit()]);
+    await this.client.quit().catch(() => undefined);
   }
 }

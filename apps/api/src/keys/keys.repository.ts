@@ -145,12 +145,14 @@ export class KeysRepository {
    * Issues a successor key with the same settings; the old secret keeps verifying until
    * `graceEndsAt`, then verifies EXPIRED. A key can be rotated once: rotate its successor next.
    */
-  async rotate(id: string, secret: { hash: string; start: string }, graceEndsAt: Date, audit: AuditContext): Promise<Key> {
+  async rotate<S extends { hash: string; start: string }>(id: string, issue: (prefix: string) => S, graceEndsAt: Date, audit: AuditContext): Promise<{ key: Key; secret: S }> {
     return this.prisma.$transaction(async (tx) => {
       const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "ApiKey" WHERE id = ${id} AND "deletedAt" IS NULL FOR UPDATE`;
       if (!locked.length) throw ApiError.notFound('Key');
       const old = await tx.apiKey.findUniqueOrThrow({ where: { id }, include: { rotatedTo: { select: { id: true } } } });
       if (old.rotatedTo) throw ApiError.conflict(`This key was already rotated; rotate its successor ${old.rotatedTo.id} instead.`);
+      // The successor keeps the prefix the key was issued with.
+      const secret = issue(old.prefix);
       const row = await tx.apiKey.create({
         data: {
           id: newId('key'),
@@ -171,7 +173,7 @@ export class KeysRepository {
       const key = toKey(row);
       await writeAudit(tx, audit, { action: 'key.rotate', targetType: 'key', targetId: id, before: toKey(old), after: { ...toKey(updatedOld), successorId: key.id } });
       await writeAudit(tx, audit, { action: 'key.create', targetType: 'key', targetId: key.id, after: { ...key, rotatedFromId: id } });
-      return key;
+      return { key, secret };
     });
   }
 

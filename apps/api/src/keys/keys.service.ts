@@ -64,9 +64,7 @@ export class KeysService {
   }
 
   async rotate(id: string, gracePeriodMs: number, audit: AuditContext): Promise<KeyWithSecret> {
-    const current = await this.get(id);
-    const secret = issueSecret(current.start.split('_')[0] || DEFAULT_KEY_PREFIX);
-    const key = await this.keys.rotate(id, secret, new Date(Date.now() + gracePeriodMs), audit);
+    const { key, secret } = await this.keys.rotate(id, issueSecret, new Date(Date.now() + gracePeriodMs), audit);
     await this.invalidation.publish({ kind: 'key', id });
     return { ...key, key: secret.secret };
   }
