@@ -107,5 +107,9 @@ describe('admin access: sessions, roles, root keys', () => {
     const times = seen.map((entry) => entry.at);
     expect([...times].sort().reverse()).toEqual(times);
     for (const entry of seen) expect(entry.actor).toMatch(/^root_key:/);
+    const badCursor = await h.call('GET', '/v1/audit?cursor=not-a-cursor');
+    expect(badCursor.status).toBe(400);
+    expect(badCursor.body.errors).toEqual([{ path: 'query.cursor', message: 'is not a cursor this API returned' }]);
+    expect((await h.call('GET', '/v1/audit?limit=101')).status).toBe(400);
   });
 });

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TcpProxy } from '../../libs/nest-guard/src/tcp-proxy.test-util';
 import { startTestApp, type TestApp } from '../support/app';
+import { TEST_REDIS_URL } from '../support/test-env';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
 describe('GET /health and the problem+json envelope', () => {
@@ -68,36 +70,17 @@ describe('the committed OpenAPI document', () => {
 
 describe('GET /health when a store is down', () => {
   it('answers 503 naming Redis when Redis cannot be reached, and recovers by itself', async () => {
-    const { createServer, connect } = await import('node:net');
-    const { TEST_REDIS_URL } = await import('../support/test-env');
-    // A TCP proxy in front of Redis that this test can cut: the API really loses its connection.
-    const target = new URL(TEST_REDIS_URL);
-    const sockets = new Set<import('node:net').Socket>();
-    let open = true;
-    const proxy = createServer((client) => {
-      if (!open) return client.destroy();
-      const upstream = connect(Number(target.port || 6379), target.hostname);
-      sockets.add(client).add(upstream);
-      client.pipe(upstream).pipe(client);
-      const drop = () => {
-        client.destroy();
-        upstream.destroy();
-      };
-      client.on('error', drop).on('close', drop);
-      upstream.on('error', drop).on('close', drop);
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const port = (proxy.address() as { port: number }).port;
+    // A TCP proxy in front of Redis that this test cuts: the API really loses its connection.
+    const proxy = await TcpProxy.start(TEST_REDIS_URL);
     const db = await createTestDatabase();
-    const api = await startTestApp(db.url, { REDIS_URL: `redis://127.0.0.1:${port}` });
+    const api = await startTestApp(db.url, { REDIS_URL: proxy.url });
     try {
       expect((await fetch(`${api.url}/health`)).status).toBe(200);
-      open = false;
-      for (const socket of sockets) socket.destroy();
+      await proxy.cut();
       const down = await fetch(`${api.url}/health`);
       expect(down.status).toBe(503);
       expect(await down.json()).toMatchObject({ status: 'down', postgres: 'up', redis: 'down' });
-      open = true;
+      await proxy.restore();
       let status = 0;
       for (let i = 0; i < 50 && status !== 200; i += 1) {
         await new Promise((resolve) => setTimeout(resolve, 200));
@@ -105,11 +88,9 @@ describe('GET /health when a store is down', () => {
       }
       expect(status).toBe(200);
     } finally {
-      open = false;
-      for (const socket of sockets) socket.destroy();
+      await proxy.cut();
       await api.close();
       await db.drop();
-      proxy.close();
     }
   });
 });

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TcpProxy } from '../../libs/nest-guard/src/tcp-proxy.test-util';
 import { startAdminHarness, type AdminHarness } from '../support/admin';
+import { TEST_REDIS_URL } from '../support/test-env';
 import { http } from '../support/http';
 
 describe('POST /v1/keys/verify', () => {
@@ -86,6 +88,41 @@ describe('POST /v1/keys/verify', () => {
       code = (await h.call('POST', '/v1/keys/verify', { key: key.key })).body.code;
     }
     expect(code).toBe('RATE_LIMITED');
+  });
+});
+
+describe('POST /v1/keys/verify when Redis is cut off', () => {
+  it('answers 503 STORE_UNAVAILABLE for a closed plan, VALID degraded for an open one, and recovers', async () => {
+    const proxy = await TcpProxy.start(TEST_REDIS_URL);
+    const h = await startAdminHarness({ REDIS_URL: proxy.url });
+    try {
+      const limits = [{ name: 'burst', algorithm: 'token_bucket', limit: 10, windowMs: 1000 }];
+      const closed = await h.call('POST', '/v1/plans', { name: 'closed', limits });
+      const open = await h.call('POST', '/v1/plans', { name: 'open', limits, failMode: 'open' });
+      const closedKey = (await h.call('POST', '/v1/keys', { name: 'c', planId: closed.body.id })).body.key;
+      const openKey = (await h.call('POST', '/v1/keys', { name: 'o', planId: open.body.id })).body.key;
+      expect((await h.call('POST', '/v1/keys/verify', { key: closedKey })).body.code).toBe('VALID');
+      expect((await h.call('POST', '/v1/keys/verify', { key: openKey })).body.code).toBe('VALID');
+
+      await proxy.cut();
+      const refused = await h.call('POST', '/v1/keys/verify', { key: closedKey });
+      expect(refused.status).toBe(503);
+      expect(refused.body).toMatchObject({ code: 'STORE_UNAVAILABLE' });
+      const allowed = await h.call('POST', '/v1/keys/verify', { key: openKey });
+      expect(allowed.status).toBe(200);
+      expect(allowed.body).toMatchObject({ valid: true, code: 'VALID' });
+
+      await proxy.restore();
+      let status = 0;
+      for (let i = 0; i < 50 && status !== 200; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        status = (await h.call('POST', '/v1/keys/verify', { key: closedKey })).status;
+      }
+      expect(status).toBe(200);
+    } finally {
+      await proxy.cut();
+      await h.close();
+    }
   });
 });
 
