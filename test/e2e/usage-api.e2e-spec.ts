@@ -3,16 +3,22 @@
 import Redis from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordInvalid, RedisStore, type CheckResult } from '@tollgate/rate-limit';
+import { USAGE_METER_PREFIX } from '@tollgate/nest-guard';
 import { UsageFlusher } from '../../apps/api/src/usage/usage-flusher';
 import { UsageLiveFeed } from '../../apps/api/src/usage/usage-live';
-import { USAGE_KEY_PREFIX, UsageStore } from '../../apps/api/src/usage/usage-store';
+import { UsageStore } from '../../apps/api/src/usage/usage-store';
 import { startAdminHarness, type AdminHarness } from '../support/admin';
 import { TEST_REDIS_URL } from '../support/test-env';
+import { waitFor } from '../support/wait-for';
 
 type Counts = { valid: number; rateLimited: number; quotaExceeded: number; invalid: number };
 const MINUTE = 60_000;
 const OUTCOME: Record<CheckResult['code'], keyof Counts> = { VALID: 'valid', RATE_LIMITED: 'rateLimited', QUOTA_EXCEEDED: 'quotaExceeded' };
 const zero = (): Counts => ({ valid: 0, rateLimited: 0, quotaExceeded: 0, invalid: 0 });
+const totalOf = (c: Counts) => c.valid + c.rateLimited + c.quotaExceeded + c.invalid;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Minute rollups are kept 2 days in this suite (USAGE_RETENTION_MINUTE_DAYS), to see the setting work. */
+const MINUTE_RETENTION_DAYS = 2;
 
 describe('/v1/usage', () => {
   let h: AdminHarness;
@@ -23,20 +29,21 @@ describe('/v1/usage', () => {
   let keyA: string;
   let keyB: string;
   let keyC: string;
+  let keyD: string;
   const expected = new Map<string, Counts>();
 
   async function decide(keyId: string, nowMs?: number, store = engine): Promise<void> {
     const counts = expected.get(keyId) ?? zero();
     expected.set(keyId, counts);
     if (keyId === '-') {
-      await recordInvalid(store, { keyPrefix: USAGE_KEY_PREFIX, member: '-' }, nowMs);
+      await recordInvalid(store, { keyPrefix: USAGE_METER_PREFIX, member: '-' }, nowMs);
       counts.invalid++;
       return;
     }
     const window = Math.floor((nowMs ?? Date.now()) / MINUTE);
     const result = await store.check({
       limits: [{ name: 'burst', identity: `key:${keyId}:${nowMs === undefined ? 'live' : window}`, params: { algorithm: 'token_bucket', limit: 10, windowMs: 60_000 } }],
-      meter: { keyPrefix: USAGE_KEY_PREFIX, member: keyId },
+      meter: { keyPrefix: USAGE_METER_PREFIX, member: keyId },
       nowMs,
     });
     counts[OUTCOME[result.code]]++;
@@ -48,7 +55,7 @@ describe('/v1/usage', () => {
   }, zero());
 
   beforeAll(async () => {
-    h = await startAdminHarness({ USAGE_FLUSH_MS: '100' });
+    h = await startAdminHarness({ USAGE_FLUSH_MS: '100', USAGE_RETENTION_MINUTE_DAYS: String(MINUTE_RETENTION_DAYS) });
     redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
     engine = new RedisStore(redis, { prefix: h.api.env.REDIS_KEY_PREFIX });
     pastEngine = new RedisStore(redis, { prefix: h.api.env.REDIS_KEY_PREFIX, testClock: true });
@@ -58,21 +65,23 @@ describe('/v1/usage', () => {
     keyA = (await h.call('POST', '/v1/keys', { name: 'alpha', planId, ownerId: 'acme' })).body.id;
     keyB = (await h.call('POST', '/v1/keys', { name: 'beta', planId, ownerId: 'acme' })).body.id;
     keyC = (await h.call('POST', '/v1/keys', { name: 'gamma', planId: otherPlanId, ownerId: 'globex' })).body.id;
+    keyD = (await h.call('POST', '/v1/keys', { name: 'delta', planId: otherPlanId, ownerId: 'hooli' })).body.id;
 
     // Five minutes ago (closed: the API's flusher moves it to Postgres) ...
     const past = Math.floor((Date.now() - 5 * MINUTE) / MINUTE) * MINUTE;
     for (let i = 0; i < 30; i++) await decide(keyA, past + i * 100, pastEngine);
     for (let i = 0; i < 7; i++) await decide(keyC, past + i * 100, pastEngine);
     for (let i = 0; i < 3; i++) await decide('-', past + i, pastEngine);
-    const deadline = Date.now() + 10_000;
-    while ((await redis.zcard(usage.indexKey)) + (await redis.zcard(usage.pendingKey)) > 0) {
-      if (Date.now() > deadline) throw new Error('the flusher did not flush the past minute');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitFor(() => drained(), { what: 'the flusher to flush the past minute', timeoutMs: 10_000 });
     // ... and now (the open minute: only in Redis until it closes).
     for (let i = 0; i < 15; i++) await decide(keyA);
     for (let i = 0; i < 4; i++) await decide(keyB);
   });
+
+  /** Nothing left in Redis for the API's flusher up to `untilMinute` (default: any minute, open ones included). */
+  async function drained(untilMinute = Infinity): Promise<boolean> {
+    return (await redis.zcount(usage.indexKey, '-inf', untilMinute === Infinity ? '+inf' : untilMinute)) + (await redis.zcard(usage.pendingKey)) === 0;
+  }
 
   afterAll(async () => {
     redis?.disconnect();
@@ -160,51 +169,88 @@ describe('/v1/usage', () => {
     expect(parsed[0][0]).toBe(json.body.series[0].ts);
   });
 
-  it('stream: an event within ~1.5 s while decisions flow; the poller stops when the client leaves', async () => {
+  it('stream: while decisions flow, an event about every second whose deltas add up to the decisions sent; the poller stops when the client leaves', async () => {
     const live = h.api.app.get(UsageLiveFeed);
     const abort = new AbortController();
     const res = await fetch(`${h.api.url}/v1/usage/stream?keyId=${keyB}`, { headers: { authorization: `Bearer ${h.rootKey}` }, signal: abort.signal });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    const traffic = setInterval(() => void decide(keyB).catch(() => undefined), 50);
-    const began = Date.now();
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
-    let buffer = '';
-    const events: Counts[] = [];
-    try {
-      while (events.length < 2) {
+    const events: { at: number; data: Counts & { ts: string } }[] = [];
+    const reading = (async () => {
+      let buffer = '';
+      for (;;) {
         const chunk = await reader.read();
-        if (chunk.done) break;
+        if (chunk.done) return;
         buffer += decoder.decode(chunk.value, { stream: true });
         let end: number;
         while ((end = buffer.indexOf('\n\n')) >= 0) {
           const message = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
           const data = message.split('\n').find((line) => line.startsWith('data: '));
-          if (data) {
-            if (events.length === 0) expect(Date.now() - began).toBeLessThan(1600);
-            events.push(JSON.parse(data.slice(6)));
-          }
+          if (data) events.push({ at: Date.now(), data: JSON.parse(data.slice(6)) });
         }
       }
-    } finally {
-      clearInterval(traffic);
+    })().catch(() => undefined); // aborted at the end
+
+    // ~4 s of decisions for keyB, one every ~50 ms, each counted in `expected`.
+    const before = totalOf(sum(keyB));
+    const began = Date.now();
+    while (Date.now() - began < 4000) {
+      await decide(keyB);
+      await sleep(50);
     }
-    expect(events[0].valid + events[0].rateLimited).toBeGreaterThan(0);
-    expect(events[0].invalid).toBe(0);
-    expect(Number.isNaN(Date.parse((events[0] as unknown as { ts: string }).ts))).toBe(false);
+    const ended = Date.now();
+    const sent = totalOf(sum(keyB)) - before;
+    expect(sent).toBeGreaterThan(30);
+
+    // Every decision sent shows up in the deltas, once: their sum reaches `sent` (within ~2 ticks of the last one) and stays there.
+    const streamed = () => events.reduce((acc, event) => acc + totalOf(event.data), 0);
+    await waitFor(() => streamed() >= sent, { what: `the streamed deltas to add up to ${sent} (at ${streamed()})`, timeoutMs: 3000 });
+    await sleep(1200);
+    expect(streamed()).toBe(sent);
+    for (const event of events) {
+      expect(event.data.invalid).toBe(0);
+      expect(Number.isNaN(Date.parse(event.data.ts))).toBe(false);
+    }
+
+    // About one event a second while the decisions flowed: the first within ~1.5 s, then no gap much over a second.
+    const during = events.filter((event) => event.at <= ended + 200).map((event) => event.at);
+    expect(during[0] - began).toBeLessThan(1600);
+    expect(during.length).toBeGreaterThanOrEqual(3);
+    const gaps = during.slice(1).map((at, i) => at - during[i]);
+    expect(Math.max(...gaps, ended - during[during.length - 1])).toBeLessThan(2000);
+
     expect(live.subscriberCount).toBe(1);
     abort.abort();
     await reader.cancel().catch(() => undefined);
-    const deadline = Date.now() + 3000;
-    while (live.subscriberCount > 0 || live.active) {
-      if (Date.now() > deadline) throw new Error('the stream was not cleaned up after the client left');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await reading;
+    await waitFor(() => live.subscriberCount === 0 && !live.active, { what: 'the stream to be cleaned up after the client left', timeoutMs: 3000, intervalMs: 20 });
   });
 
-  it('the API flusher is the module one, started on init', () => {
-    expect(h.api.app.get(UsageFlusher)).toBeInstanceOf(UsageFlusher);
+  it(`retention comes from the env: the API's flusher prunes minute rows past USAGE_RETENTION_MINUTE_DAYS (${MINUTE_RETENTION_DAYS}), and /v1/usage then answers from hour rows`, async () => {
+    const now = Date.now();
+    const recent = Math.floor((now - 1.5 * 86_400_000) / MINUTE) * MINUTE;
+    const old = Math.floor((now - 3 * 86_400_000) / MINUTE) * MINUTE;
+    await decide(keyD, recent + 1000, pastEngine);
+    await decide(keyD, old + 1000, pastEngine);
+    await waitFor(() => drained(recent), { what: 'the flusher to flush both minutes', timeoutMs: 10_000 });
+    const around = (ms: number, granularity?: string) =>
+      h.call('GET', `/v1/usage?keyId=${keyD}&from=${new Date(ms - 10 * MINUTE).toISOString()}&to=${new Date(ms + 50 * MINUTE).toISOString()}${granularity ? `&granularity=${granularity}` : ''}`);
+    expect((await around(old, 'minute')).body.totals.valid).toBe(1);
+
+    const pruned = await h.api.app.get(UsageFlusher).prune();
+    expect(pruned.minute).toBeGreaterThanOrEqual(1);
+    // The 3-day-old minute row is gone, the 1.5-day-old one and both hour rows stay.
+    expect((await around(old, 'minute')).body.totals.valid).toBe(0);
+    expect((await around(recent, 'minute')).body.totals.valid).toBe(1);
+    expect((await around(old, 'hour')).body.totals.valid).toBe(1);
+    // Without a granularity, a one-hour range 3 days back is answered from hour rows (minute rows past retention).
+    const auto = await around(old);
+    expect(auto.body.granularity).toBe('hour');
+    expect(auto.body.totals.valid).toBe(1);
+    const within = await around(recent);
+    expect(within.body.granularity).toBe('minute');
   });
 });

@@ -17,6 +17,13 @@ export const EnvSchema = z.object({
   /** Deadline of one rate-limit store call; past it the plan's failMode decides. */
   TOLLGATE_STORE_TIMEOUT_MS: z.coerce.number().int().min(1).max(10_000).default(50),
   USAGE_FLUSH_MS: z.coerce.number().int().min(100).max(3_600_000).default(5000),
+  /**
+   * Days minute rollups are kept (pruned hourly). At least 1: the minute series of /v1/usage and
+   * /v1/usage/top reach back a day. At most 90: each day of minute rows is ~1440 rows per active key.
+   */
+  USAGE_RETENTION_MINUTE_DAYS: z.coerce.number().int().min(1).max(90).default(7),
+  /** Days hour rollups are kept (pruned hourly; day rollups are kept forever). 1..3650, and not shorter than the minute retention. */
+  USAGE_RETENTION_HOUR_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   /** How often due webhook deliveries are sent. */
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   /** First retry delay of a failed delivery; it doubles per attempt (capped at 1 h) for 24 h. */
@@ -25,6 +32,10 @@ export const EnvSchema = z.object({
   WEBHOOK_SCAN_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.string().default('production'),
+}).superRefine((env, ctx) => {
+  if (env.USAGE_RETENTION_HOUR_DAYS < env.USAGE_RETENTION_MINUTE_DAYS) {
+    ctx.addIssue({ code: 'custom', path: ['USAGE_RETENTION_HOUR_DAYS'], message: `must be at least USAGE_RETENTION_MINUTE_DAYS (${env.USAGE_RETENTION_MINUTE_DAYS})` });
+  }
 });
 export type Env = z.infer<typeof EnvSchema>;
 

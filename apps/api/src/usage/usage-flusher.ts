@@ -1,5 +1,6 @@
 import { Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { DEFAULT_RETENTION, type UsageRetention } from './usage-range';
+import { totalOf } from './usage-counts';
+import { DEFAULT_RETENTION, HOUR_MS, type UsageRetention } from './usage-range';
 import type { UsageRepository } from './usage.repository';
 import { UsageStore, type BucketRow, type Snapshot, type UsageRedis } from './usage-store';
 
@@ -14,14 +15,10 @@ export interface UsageFlusherOptions {
   graceMs?: number;
   /** At most this many minute buckets per run. Default 500. */
   maxBucketsPerRun?: number;
+  /** Rollup retention (the API passes USAGE_RETENTION_MINUTE_DAYS / _HOUR_DAYS); default DEFAULT_RETENTION. */
   retention?: Partial<UsageRetention>;
   /** Retention prune period. Default 1 h (the first prune runs with the first flush); 0 turns the automatic prune off. */
   pruneEveryMs?: number;
-  /**
-   * Called once for every minute bucket this flusher committed (never for one found already
-   * committed), e.g. to raise `ratelimit.exceeded` with the minute's exact count. Must not throw.
-   */
-  onBucketCommitted?: (minuteMs: number, rows: readonly BucketRow[]) => void;
   /** Fault injection for crash tests: throwing aborts the run at that point, like a kill would. */
   faults?: {
     beforeCommit?: (snapshots: readonly Snapshot[]) => void | Promise<void>;
@@ -63,8 +60,7 @@ const MAX_ROWS_PER_TX = 20_000;
 export class UsageFlusher implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('UsageFlusher');
   private readonly store: UsageStore;
-  private readonly options: Required<Omit<UsageFlusherOptions, 'faults' | 'retention' | 'onBucketCommitted'>> & { retention: UsageRetention };
-  private readonly onBucketCommitted: UsageFlusherOptions['onBucketCommitted'];
+  private readonly options: Required<Omit<UsageFlusherOptions, 'faults' | 'retention'>> & { retention: UsageRetention };
   faults: NonNullable<UsageFlusherOptions['faults']>;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<FlushStats> | undefined;
@@ -83,11 +79,10 @@ export class UsageFlusher implements OnModuleInit, OnModuleDestroy {
       staleClaimMs: options.staleClaimMs ?? Math.max(30_000, 3 * options.intervalMs),
       graceMs: Math.max(60_000, options.graceMs ?? 60_000),
       maxBucketsPerRun: options.maxBucketsPerRun ?? 500,
-      pruneEveryMs: options.pruneEveryMs ?? 3_600_000,
+      pruneEveryMs: options.pruneEveryMs ?? HOUR_MS,
       retention: { ...DEFAULT_RETENTION, ...options.retention },
     };
     this.faults = options.faults ?? {};
-    this.onBucketCommitted = options.onBucketCommitted;
   }
 
   onModuleInit(): void {
@@ -189,17 +184,12 @@ export class UsageFlusher implements OnModuleInit, OnModuleDestroy {
       }
       stats.committed++;
       stats.rows += rows.length;
-      stats.decisions += countOf(rows);
+      stats.decisions += totalOf(rows);
       noteLastUsed(lastUsed, snapshot.minuteMs, rows);
-      try {
-        this.onBucketCommitted?.(snapshot.minuteMs, rows);
-      } catch (error) {
-        this.logger.warn(`onBucketCommitted failed: ${(error as Error).message}`);
-      }
     }
   }
 
-  /** Deletes rollups past retention (minute 7 d, hour 90 d; day rows stay) and old flush markers. */
+  /** Deletes rollups past retention (by default minute 7 d, hour 90 d; day rows stay) and old flush markers. */
   prune(nowMs = Date.now()) {
     const retention = this.options.retention;
     return this.repository.prune({
@@ -208,12 +198,6 @@ export class UsageFlusher implements OnModuleInit, OnModuleDestroy {
       flushMarkerBefore: nowMs - retention.flushMarkerMs,
     });
   }
-}
-
-function countOf(rows: readonly BucketRow[]): number {
-  let total = 0;
-  for (const row of rows) total += row.valid + row.rateLimited + row.quotaExceeded + row.invalid;
-  return total;
 }
 
 /** lastUsedAt = start of the latest minute bucket in which the key got an authenticated decision. A key was used in a minute if it got an authenticated decision (valid, rate-limited or over quota). */

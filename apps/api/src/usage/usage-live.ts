@@ -1,6 +1,8 @@
 import { Logger } from '@nestjs/common';
-import type { UsageCounts, UsageStreamEvent } from '@tollgate/contracts';
-import { emptyCounts, type UsageStore } from './usage-store';
+import { USAGE_OUTCOMES, type UsageCounts, type UsageStreamEvent } from '@tollgate/contracts';
+import { addCounts, emptyCounts, totalOf } from './usage-counts';
+import { MINUTE_MS } from './usage-range';
+import type { UsageStore } from './usage-store';
 
 export interface LiveSubscriber {
   /** Which key ids this subscriber counts; re-evaluated on every tick (it may refresh itself). */
@@ -13,7 +15,6 @@ export interface LiveSubscriber {
 
 const TICK_MS = 1000;
 const HEARTBEAT_MS = 15_000;
-const MINUTE_MS = 60_000;
 
 /**
  * One poller for every /v1/usage/stream client: while at least one is connected it reads the
@@ -83,7 +84,7 @@ export class UsageLiveFeed {
       for (const bucket of [...read.live, ...read.snapshots]) {
         if (bucket.minuteMs < lastMinute - MINUTE_MS) continue;
         for (const row of bucket.rows) {
-          for (const outcome of ['valid', 'rateLimited', 'quotaExceeded', 'invalid'] as const) {
+          for (const outcome of USAGE_OUTCOMES) {
             if (!row[outcome]) continue;
             const id = `${bucket.minuteMs}|${row.keyId}|${outcome}`;
             current.set(id, (current.get(id) ?? 0) + row[outcome]);
@@ -106,15 +107,9 @@ export class UsageLiveFeed {
       const now = Date.now();
       for (const [subscriber, state] of this.subscribers) {
         const sum = emptyCounts();
-        for (const [keyId, counts] of deltas) {
-          if (!subscriber.accepts(keyId)) continue;
-          sum.valid += counts.valid;
-          sum.rateLimited += counts.rateLimited;
-          sum.quotaExceeded += counts.quotaExceeded;
-          sum.invalid += counts.invalid;
-        }
+        for (const [keyId, counts] of deltas) if (subscriber.accepts(keyId)) addCounts(sum, counts);
         try {
-          if (sum.valid + sum.rateLimited + sum.quotaExceeded + sum.invalid > 0) {
+          if (totalOf(sum) > 0) {
             subscriber.event({ ts, ...sum });
             state.lastSentAt = now;
           } else if (now - state.lastSentAt >= HEARTBEAT_MS) {

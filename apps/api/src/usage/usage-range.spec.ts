@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { parseEnv } from '../config/env';
 import { ApiError } from '../http/api-error';
-import { autoGranularity, resolveRange } from './usage-range';
+import { autoGranularity, DAY_MS, resolveRange, retentionFromEnv, TOP_RULES } from './usage-range';
 import { parseBucket } from './usage-store';
 
 const NOW = Date.UTC(2026, 5, 15, 12, 30, 20);
@@ -37,6 +38,31 @@ describe('resolveRange', () => {
     expect(autoGranularity(NOW - 7 * 86_400_000, NOW, NOW)).toBe('hour');
     expect(autoGranularity(NOW - 30 * 86_400_000, NOW, NOW)).toBe('day');
     expect(autoGranularity(NOW - 200 * 86_400_000, NOW - 199 * 86_400_000, NOW)).toBe('day');
+  });
+});
+
+describe('resolveRange with the top rules and a configured retention', () => {
+  it('top: minute rows up to 2 days, hour up to 60, day up to 731 day buckets (400 on query.from past it)', () => {
+    expect(resolveRange({ from: new Date(NOW - 2 * DAY_MS) }, NOW, undefined, TOP_RULES).granularity).toBe('minute');
+    expect(resolveRange({ from: new Date(NOW - 30 * DAY_MS) }, NOW, undefined, TOP_RULES).granularity).toBe('hour');
+    expect(resolveRange({ from: new Date(Date.UTC(2024, 5, 15)), to: new Date(Date.UTC(2026, 5, 15)) }, NOW, undefined, TOP_RULES).points).toBe(730);
+    expect(fieldsOf(() => resolveRange({ from: new Date(Date.UTC(2023, 0, 1)) }, NOW, undefined, TOP_RULES))).toEqual(['query.from']);
+  });
+
+  it('USAGE_RETENTION_MINUTE_DAYS (default 7, 1..90) and USAGE_RETENTION_HOUR_DAYS (default 90, 1..3650, >= minute) are parsed from the env', () => {
+    expect(retentionFromEnv(parseEnv({}))).toEqual({ minuteMs: 7 * DAY_MS, hourMs: 90 * DAY_MS, flushMarkerMs: 3 * DAY_MS });
+    expect(retentionFromEnv(parseEnv({ USAGE_RETENTION_MINUTE_DAYS: '2', USAGE_RETENTION_HOUR_DAYS: '30' }))).toMatchObject({ minuteMs: 2 * DAY_MS, hourMs: 30 * DAY_MS });
+    expect(() => parseEnv({ USAGE_RETENTION_MINUTE_DAYS: '0' })).toThrow(/USAGE_RETENTION_MINUTE_DAYS/);
+    expect(() => parseEnv({ USAGE_RETENTION_HOUR_DAYS: '4000' })).toThrow(/USAGE_RETENTION_HOUR_DAYS/);
+    expect(() => parseEnv({ USAGE_RETENTION_MINUTE_DAYS: '30', USAGE_RETENTION_HOUR_DAYS: '10' })).toThrow(/USAGE_RETENTION_HOUR_DAYS: must be at least/);
+  });
+
+  it('USAGE_RETENTION_MINUTE_DAYS / _HOUR_DAYS decide which rows still exist for `from`', () => {
+    const retention = retentionFromEnv({ USAGE_RETENTION_MINUTE_DAYS: 2, USAGE_RETENTION_HOUR_DAYS: 10 });
+    const threeDaysAgo = NOW - 3 * DAY_MS;
+    expect(autoGranularity(threeDaysAgo, threeDaysAgo + 3_600_000, NOW)).toBe('minute');
+    expect(autoGranularity(threeDaysAgo, threeDaysAgo + 3_600_000, NOW, retention)).toBe('hour');
+    expect(resolveRange({ from: new Date(NOW - 12 * DAY_MS), to: new Date(NOW - 11 * DAY_MS) }, NOW, retention).granularity).toBe('day');
   });
 });
 

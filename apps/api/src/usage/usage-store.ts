@@ -1,10 +1,17 @@
 import { meterBucketKey, meterIndexKey } from '@tollgate/rate-limit';
-import type { UsageCounts, UsageOutcome } from '@tollgate/contracts';
-import { createHash, randomBytes } from 'node:crypto';
+import { USAGE_OUTCOMES, type UsageCounts, type UsageOutcome } from '@tollgate/contracts';
+import { USAGE_METER_PREFIX } from '@tollgate/nest-guard';
+import { randomBytes } from 'node:crypto';
 import type Redis from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
+import { emptyCounts } from './usage-counts';
+import { MINUTE_MS } from './usage-range';
 
-/** The meter key prefix the engine writes usage buckets under (see libs/nest-guard USAGE_METER_PREFIX). */
-export const USAGE_KEY_PREFIX = 'usage:';
+/**
+ * @deprecated Use `USAGE_METER_PREFIX` from `@tollgate/nest-guard` (this is the same constant,
+ * re-exported only for bench/suites/flusher.ts, which this module does not own).
+ */
+export const USAGE_KEY_PREFIX = USAGE_METER_PREFIX;
 
 /** What the usage code needs of a Redis connection; `RedisConnections` satisfies it. */
 export interface UsageRedis {
@@ -32,8 +39,7 @@ export interface OpenRead {
   snapshots: { id: string; minuteMs: number; rows: BucketRow[] }[];
 }
 
-const OUTCOMES: readonly UsageOutcome[] = ['valid', 'rateLimited', 'quotaExceeded', 'invalid'];
-const OUTCOME_SET = new Set<string>(OUTCOMES);
+const OUTCOME_SET = new Set<string>(USAGE_OUTCOMES);
 
 /**
  * Claims closed minute buckets atomically: each live hash is RENAMEd to a snapshot key with a
@@ -93,15 +99,24 @@ if redis.call('EXISTS', ARGV[2]) == 1 then redis.call('PEXPIRE', ARGV[2], ARGV[4
 return 1
 `;
 
-const SHAS = new Map<string, string>();
-function sha1(script: string): string {
-  let sha = SHAS.get(script);
-  if (!sha) SHAS.set(script, (sha = createHash('sha1').update(script).digest('hex')));
-  return sha;
+/**
+ * The scripts as ioredis commands (defineCommand: EVALSHA, SCRIPT LOAD + retry on NOSCRIPT, also
+ * inside pipelines), like the throttler storage's. All arguments are ARGV (numberOfKeys 0).
+ */
+const COMMANDS = { usageClaim: CLAIM_SCRIPT, usageRead: READ_SCRIPT, usageDone: DONE_SCRIPT } as const;
+
+interface UsageCommands {
+  usageClaim(...argv: string[]): Promise<string[]>;
+  usageRead(...argv: string[]): Promise<[string, string, [string, string[]][], [string, string[]][]]>;
+  usageDone(...argv: string[]): Promise<number>;
 }
 
-export function emptyCounts(): UsageCounts {
-  return { valid: 0, rateLimited: 0, quotaExceeded: 0, invalid: 0 };
+function defineCommands(client: Redis): UsageCommands {
+  const commands = client as unknown as Partial<UsageCommands>;
+  for (const [name, lua] of Object.entries(COMMANDS)) {
+    if (typeof commands[name as keyof UsageCommands] !== 'function') client.defineCommand(name, { numberOfKeys: 0, lua });
+  }
+  return client as unknown as UsageCommands;
 }
 
 /** `key_x|valid` -> ['key_x', 'valid']; anything else (never written by the engine) is ignored. */
@@ -145,28 +160,19 @@ export class UsageStore {
   readonly pendingKey: string;
   readonly snapsKey: string;
 
+  private readonly commands: UsageCommands;
+
   constructor(private readonly redis: UsageRedis) {
-    this.livePrefix = meterBucketKey(redis.prefix, USAGE_KEY_PREFIX, 0).slice(0, -1);
-    this.indexKey = meterIndexKey(redis.prefix, USAGE_KEY_PREFIX);
-    this.snapPrefix = `${redis.prefix}${USAGE_KEY_PREFIX}snap:`;
-    this.pendingKey = `${redis.prefix}${USAGE_KEY_PREFIX}pending`;
-    this.snapsKey = `${redis.prefix}${USAGE_KEY_PREFIX}snaps`;
+    this.livePrefix = meterBucketKey(redis.prefix, USAGE_METER_PREFIX, 0).slice(0, -1);
+    this.indexKey = meterIndexKey(redis.prefix, USAGE_METER_PREFIX);
+    this.snapPrefix = `${redis.prefix}${USAGE_METER_PREFIX}snap:`;
+    this.pendingKey = `${redis.prefix}${USAGE_METER_PREFIX}pending`;
+    this.snapsKey = `${redis.prefix}${USAGE_METER_PREFIX}snaps`;
+    this.commands = defineCommands(redis.client);
   }
 
   private get client(): Redis {
     return this.redis.client;
-  }
-
-  /** EVALSHA with a one-time SCRIPT LOAD on NOSCRIPT (after a restart or SCRIPT FLUSH). */
-  private async run(script: string, args: string[]): Promise<unknown> {
-    const sha = sha1(script);
-    try {
-      return await this.client.evalsha(sha, 0, ...args);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      await this.client.script('LOAD', script);
-      return this.client.evalsha(sha, 0, ...args);
-    }
   }
 
   /** Redis TIME in ms: the engine's clock, which decides which bucket a decision lands in. */
@@ -177,7 +183,7 @@ export class UsageStore {
 
   /** Minute starts in the engine's index whose minute ended at or before `endedBy`. */
   async closedMinutes(endedBy: number, max: number): Promise<number[]> {
-    const members = await this.client.zrangebyscore(this.indexKey, '-inf', endedBy - 60_000, 'LIMIT', 0, max);
+    const members = await this.client.zrangebyscore(this.indexKey, '-inf', endedBy - MINUTE_MS, 'LIMIT', 0, max);
     return members.map(Number).filter(Number.isSafeInteger);
   }
 
@@ -191,7 +197,7 @@ export class UsageStore {
     if (!minutes.length) return [];
     const args: string[] = [this.livePrefix, this.snapPrefix, this.indexKey, this.pendingKey, this.snapsKey, String(nowMs)];
     for (const minute of minutes) args.push(String(minute), `${minute}.${randomBytes(6).toString('hex')}`);
-    const claimed = (await this.run(CLAIM_SCRIPT, args)) as string[];
+    const claimed = await this.commands.usageClaim(...args);
     return claimed.map((id) => ({ id, minuteMs: snapshotMinute(id) }));
   }
 
@@ -211,13 +217,11 @@ export class UsageStore {
   /** After the Postgres commit (or on finding it already committed): keep the keys `graceMs` for readers. */
   async markDone(snapshots: readonly Snapshot[], graceMs: number): Promise<void> {
     if (!snapshots.length) return;
-    const pipeline = this.client.pipeline();
-    for (const snapshot of snapshots) pipeline.evalsha(sha1(DONE_SCRIPT), 0, this.pendingKey, this.snapPrefix + snapshot.id, snapshot.id, String(graceMs));
+    const pipeline = this.client.pipeline() as ChainableCommander & { usageDone(...argv: string[]): unknown };
+    for (const snapshot of snapshots) pipeline.usageDone(this.pendingKey, this.snapPrefix + snapshot.id, snapshot.id, String(graceMs));
     const replies = (await pipeline.exec()) ?? [];
-    if (replies.some(([error]) => error)) {
-      // NOSCRIPT after a Redis restart: load it and go one by one.
-      for (const snapshot of snapshots) await this.run(DONE_SCRIPT, [this.pendingKey, this.snapPrefix + snapshot.id, snapshot.id, String(graceMs)]);
-    }
+    const failed = replies.find(([error]) => error);
+    if (failed) throw failed[0];
   }
 
   /** Forgets a pending id whose key no longer exists. */
@@ -239,8 +243,7 @@ export class UsageStore {
 
   /** Everything Redis still holds for minutes [firstMinuteMs, lastMinuteMs], read atomically. */
   async readOpen(firstMinuteMs: number, lastMinuteMs: number): Promise<OpenRead> {
-    const reply = (await this.run(READ_SCRIPT, [this.livePrefix, this.snapPrefix, this.indexKey, this.snapsKey, '', String(firstMinuteMs), String(lastMinuteMs)])) as [string, string, [string, string[]][], [string, string[]][]];
-    const [sec, micro, live, snapshots] = reply;
+    const [sec, micro, live, snapshots] = await this.commands.usageRead(this.livePrefix, this.snapPrefix, this.indexKey, this.snapsKey, '', String(firstMinuteMs), String(lastMinuteMs));
     return {
       nowMs: Number(sec) * 1000 + Math.floor(Number(micro) / 1000),
       live: live.map(([minute, hash]) => ({ minuteMs: Number(minute), rows: parseBucket(hash) })),

@@ -2,6 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { Prisma } from '@prisma/client';
 import type { UsageCounts, UsageGranularity } from '@tollgate/contracts';
 import { PrismaService } from '../infra/prisma.service';
+import { queueRateLimitExceeded, type RateLimitedMinute } from '../webhooks/webhooks.repository';
+import { addCounts } from './usage-counts';
+import { DAY_MS, HOUR_MS } from './usage-range';
 import type { BucketRow, OpenRead } from './usage-store';
 
 /** At most one of these narrows a usage read; none means every key (and unknown secrets). */
@@ -65,6 +68,21 @@ function retryable(error: unknown): boolean {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Runs an idempotent database step, again (up to FLUSH_ATTEMPTS in all, with a short jittered pause) on a deadlock or lost connection. */
+async function withRetry<T>(step: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await step();
+    } catch (error) {
+      if (attempt >= FLUSH_ATTEMPTS || !retryable(error)) throw error;
+      await sleep(20 * attempt + Math.random() * 50);
+    }
+  }
+}
+
+/** What usage answers need of a key; one select for every read of it. */
+const KEY_INFO_SELECT = { id: true, name: true, ownerId: true, planId: true } as const satisfies Prisma.ApiKeySelect;
+
 @Injectable()
 export class UsageRepository {
   constructor(private readonly prisma: PrismaService) {}
@@ -78,28 +96,29 @@ export class UsageRepository {
    * decision, adds up too), pre-aggregated per row so N buckets of one hour cost one hour row per
    * key. Rows are written in (keyId, granularity, bucketStart) order, so two flushers upserting the
    * same hour/day rows lock them in the same order; a deadlock or lost connection is retried.
+   *
+   * The same transaction queues `ratelimit.exceeded` for every (key, minute) with rejections among
+   * the applied snapshots (see queueRateLimitExceeded): the event commits with the counts it
+   * reports, so neither a crash nor a failed insert can lose it, and a retry cannot repeat it.
    */
   async flushBuckets(snapshots: readonly { id: string; minuteMs: number; rows: readonly BucketRow[] }[]): Promise<Set<string>> {
     if (!snapshots.length) return new Set();
     const ids = snapshots.map((snapshot) => snapshot.id);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.prisma.$transaction(
-          async (tx) => {
-            const marked = await tx.$queryRaw<{ bucketId: string }[]>`
-              INSERT INTO "UsageFlush" ("bucketId") SELECT unnest(${ids}::text[]) ON CONFLICT DO NOTHING RETURNING "bucketId"`;
-            const applied = new Set(marked.map((row) => row.bucketId));
-            const rollups = aggregate(snapshots.filter((snapshot) => applied.has(snapshot.id)));
-            for (let i = 0; i < rollups.length; i += FLUSH_CHUNK) await tx.$executeRaw(upsertRollups(rollups.slice(i, i + FLUSH_CHUNK)));
-            return applied;
-          },
-          { timeout: 120_000, maxWait: 10_000 },
-        );
-      } catch (error) {
-        if (attempt >= FLUSH_ATTEMPTS || !retryable(error)) throw error;
-        await sleep(20 * attempt + Math.random() * 50);
-      }
-    }
+    return withRetry(() =>
+      this.prisma.$transaction(
+        async (tx) => {
+          const marked = await tx.$queryRaw<{ bucketId: string }[]>`
+            INSERT INTO "UsageFlush" ("bucketId") SELECT unnest(${ids}::text[]) ON CONFLICT DO NOTHING RETURNING "bucketId"`;
+          const applied = new Set(marked.map((row) => row.bucketId));
+          const appliedSnapshots = snapshots.filter((snapshot) => applied.has(snapshot.id));
+          const rollups = aggregate(appliedSnapshots);
+          for (let i = 0; i < rollups.length; i += FLUSH_CHUNK) await tx.$executeRaw(upsertRollups(rollups.slice(i, i + FLUSH_CHUNK)));
+          await queueRateLimitExceeded(tx, rateLimitedMinutes(appliedSnapshots));
+          return applied;
+        },
+        { timeout: 120_000, maxWait: 10_000 },
+      ),
+    );
   }
 
   /** Raises ApiKey.lastUsedAt to each given time (never lowers it); one statement per batch. */
@@ -107,22 +126,16 @@ export class UsageRepository {
     if (!lastUsed.size) return;
     const ids = [...lastUsed.keys()].sort();
     const times = ids.map((id) => lastUsed.get(id)!);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        // Lock in id order first: two flushers touching overlapping keys cannot deadlock.
-        await this.prisma.$executeRaw`
-          WITH input AS (SELECT * FROM unnest(${ids}::text[], ${times}::bigint[]) AS t(id, ms)),
-          locked AS (SELECT k.id FROM "ApiKey" k JOIN input i ON i.id = k.id ORDER BY k.id FOR UPDATE OF k)
-          UPDATE "ApiKey" AS k SET "lastUsedAt" = ('epoch'::timestamp + i.ms * interval '1 millisecond')
-          FROM input i, locked l
-          WHERE k.id = i.id AND l.id = i.id
-            AND (k."lastUsedAt" IS NULL OR k."lastUsedAt" < ('epoch'::timestamp + i.ms * interval '1 millisecond'))`;
-        return;
-      } catch (error) {
-        if (attempt >= FLUSH_ATTEMPTS || !retryable(error)) throw error;
-        await sleep(20 * attempt + Math.random() * 50);
-      }
-    }
+    // Lock in id order first: two flushers touching overlapping keys cannot deadlock.
+    await withRetry(
+      () => this.prisma.$executeRaw`
+        WITH input AS (SELECT * FROM unnest(${ids}::text[], ${times}::bigint[]) AS t(id, ms)),
+        locked AS (SELECT k.id FROM "ApiKey" k JOIN input i ON i.id = k.id ORDER BY k.id FOR UPDATE OF k)
+        UPDATE "ApiKey" AS k SET "lastUsedAt" = ('epoch'::timestamp + i.ms * interval '1 millisecond')
+        FROM input i, locked l
+        WHERE k.id = i.id AND l.id = i.id
+          AND (k."lastUsedAt" IS NULL OR k."lastUsedAt" < ('epoch'::timestamp + i.ms * interval '1 millisecond'))`,
+    );
   }
 
   /** Deletes rollups and flush markers past retention; returns how many rows of each went. */
@@ -143,7 +156,7 @@ export class UsageRepository {
   async keyInfo(ids: readonly string[]): Promise<Map<string, KeyInfo>> {
     const real = ids.filter((id) => id !== '-');
     if (!real.length) return new Map();
-    const rows = await this.prisma.apiKey.findMany({ where: { id: { in: real } }, select: { id: true, name: true, ownerId: true, planId: true } });
+    const rows = await this.prisma.apiKey.findMany({ where: { id: { in: real } }, select: KEY_INFO_SELECT });
     return new Map(rows.map((row) => [row.id, row]));
   }
 
@@ -179,11 +192,10 @@ export class UsageRepository {
         // Whole hours come from hour rows (written in the same transaction as their minutes, so
         // the sums agree) and only the partial first and last hour from minute rows: a 24 h top
         // reads ~25 k rows instead of ~430 k on a busy install.
-        const HOUR = 3_600_000;
-        const midStart = Math.ceil(startMs / HOUR) * HOUR;
-        const midEnd = Math.floor(endMs / HOUR) * HOUR;
+        const midStart = Math.ceil(startMs / HOUR_MS) * HOUR_MS;
+        const midEnd = Math.floor(endMs / HOUR_MS) * HOUR_MS;
         const where =
-          granularity === 'minute' && midEnd - midStart >= 2 * HOUR
+          granularity === 'minute' && midEnd - midStart >= 2 * HOUR_MS
             ? Prisma.sql`"keyId" <> '-' AND (
                 (granularity = 'hour'::"Granularity" AND "bucketStart" >= ${ts(midStart)} AND "bucketStart" < ${ts(midEnd)})
                 OR (granularity = 'minute'::"Granularity" AND (("bucketStart" >= ${ts(startMs)} AND "bucketStart" < ${ts(midStart)})
@@ -234,7 +246,7 @@ export class UsageRepository {
         const ids = open.snapshots.map((snapshot) => snapshot.id);
         const flushed = ids.length ? await tx.usageFlush.findMany({ where: { bucketId: { in: ids } }, select: { bucketId: true } }) : [];
         const keyIds = [...new Set(open.live.concat(open.snapshots).flatMap((bucket) => bucket.rows.map((row) => row.keyId)))].filter((id) => id !== '-');
-        const keys = keyIds.length ? await tx.apiKey.findMany({ where: { id: { in: keyIds } }, select: { id: true, name: true, ownerId: true, planId: true } }) : [];
+        const keys = keyIds.length ? await tx.apiKey.findMany({ where: { id: { in: keyIds } }, select: KEY_INFO_SELECT }) : [];
         return { stored, open, flushed: new Set(flushed.map((row) => row.bucketId)), keys: new Map(keys.map((key) => [key.id, key])) };
       },
       { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead, timeout: 20_000, maxWait: 5_000 },
@@ -260,27 +272,40 @@ function aggregate(snapshots: readonly { minuteMs: number; rows: readonly Bucket
   for (const snapshot of snapshots) {
     const starts: [Granularity, number][] = [
       ['minute', snapshot.minuteMs],
-      ['hour', Math.floor(snapshot.minuteMs / 3_600_000) * 3_600_000],
-      ['day', Math.floor(snapshot.minuteMs / 86_400_000) * 86_400_000],
+      ['hour', Math.floor(snapshot.minuteMs / HOUR_MS) * HOUR_MS],
+      ['day', Math.floor(snapshot.minuteMs / DAY_MS) * DAY_MS],
     ];
     for (const row of snapshot.rows) {
       for (const [granularity, startMs] of starts) {
         const id = `${row.keyId}\u0000${granularity}\u0000${startMs}`;
         const existing = byRow.get(id);
-        if (existing) {
-          existing.valid += row.valid;
-          existing.rateLimited += row.rateLimited;
-          existing.quotaExceeded += row.quotaExceeded;
-          existing.invalid += row.invalid;
-        } else {
-          byRow.set(id, { keyId: row.keyId, granularity, startMs, valid: row.valid, rateLimited: row.rateLimited, quotaExceeded: row.quotaExceeded, invalid: row.invalid });
-        }
+        if (existing) addCounts(existing, row);
+        else byRow.set(id, addCounts({ keyId: row.keyId, granularity, startMs, valid: 0, rateLimited: 0, quotaExceeded: 0, invalid: 0 }, row));
       }
     }
   }
   return [...byRow.values()].sort(
     (a, b) => (a.keyId < b.keyId ? -1 : a.keyId > b.keyId ? 1 : 0) || GRANULARITY_ORDER[a.granularity] - GRANULARITY_ORDER[b.granularity] || a.startMs - b.startMs,
   );
+}
+
+/** Rejections and admissions per (key, minute) of the applied snapshots (a minute may come in several parts); unknown secrets (`-`) raise no event. */
+function rateLimitedMinutes(snapshots: readonly { minuteMs: number; rows: readonly BucketRow[] }[]): RateLimitedMinute[] {
+  const byMinute = new Map<string, RateLimitedMinute>();
+  for (const snapshot of snapshots) {
+    for (const row of snapshot.rows) {
+      if (row.rateLimited === 0 || row.keyId === '-') continue;
+      const id = `${row.keyId}\u0000${snapshot.minuteMs}`;
+      const existing = byMinute.get(id);
+      if (existing) {
+        existing.rejected += row.rateLimited;
+        existing.admitted += row.valid;
+      } else {
+        byMinute.set(id, { keyId: row.keyId, minuteMs: snapshot.minuteMs, rejected: row.rateLimited, admitted: row.valid });
+      }
+    }
+  }
+  return [...byMinute.values()];
 }
 
 /** One multi-row upsert (unnest of column arrays) into the rollups; owner and plan come from ApiKey in the same statement. */

@@ -1,9 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   USAGE_CSV_HEADER,
   USAGE_STEP_MS,
   type UsageCounts,
-  type UsageGranularity,
   type UsageQuerySchema,
   type UsageSeries,
   type UsageStreamQuerySchema,
@@ -11,20 +10,14 @@ import {
   type UsageTopQuerySchema,
 } from '@tollgate/contracts';
 import type { z } from 'zod';
-import { ApiError } from '../http/api-error';
-import { DAY_MS, DEFAULT_RETENTION, floorTo, resolveRange, topGranularity } from './usage-range';
+import { ENV } from '../config/config.module';
+import type { Env } from '../config/env';
+import { addCounts, emptyCounts, totalOf } from './usage-counts';
+import { floorTo, MINUTE_MS, resolveRange, retentionFromEnv, TOP_RULES, type UsageRetention } from './usage-range';
 import { UsageRepository, type KeyInfo, type UsageFilter } from './usage.repository';
-import { emptyCounts, UsageStore, type OpenRead } from './usage-store';
+import { UsageStore, type OpenRead } from './usage-store';
 
-const MINUTE_MS = 60_000;
 const KEY_SET_REFRESH_MS = 10_000;
-
-function add(into: UsageCounts, from: UsageCounts): void {
-  into.valid += from.valid;
-  into.rateLimited += from.rateLimited;
-  into.quotaExceeded += from.quotaExceeded;
-  into.invalid += from.invalid;
-}
 
 function matches(filter: UsageFilter, keyId: string, keys: Map<string, KeyInfo>): boolean {
   if (filter.keyId !== undefined) return keyId === filter.keyId;
@@ -47,14 +40,20 @@ export interface StreamFilter {
 
 @Injectable()
 export class UsageService {
+  /** USAGE_RETENTION_*: which granularity still has rows for a range's start. */
+  private readonly retention: UsageRetention;
+
   constructor(
     private readonly repository: UsageRepository,
     private readonly store: UsageStore,
-  ) {}
+    @Inject(ENV) env: Env,
+  ) {
+    this.retention = retentionFromEnv(env);
+  }
 
   /** GET /v1/usage: zero-filled buckets of the rollups plus whatever Redis has not flushed yet. */
   async series(query: z.output<typeof UsageQuerySchema>, nowMs = Date.now()): Promise<UsageSeries> {
-    const range = resolveRange(query, nowMs, DEFAULT_RETENTION);
+    const range = resolveRange(query, nowMs, this.retention);
     const filter: UsageFilter = { keyId: query.keyId, ownerId: query.ownerId, planId: query.planId };
     const step = USAGE_STEP_MS[range.granularity];
     const read = await this.repository.series(filter, range.granularity, range.startMs, range.endMs, () =>
@@ -64,16 +63,16 @@ export class UsageService {
     for (let ms = range.startMs; ms < range.endMs; ms += step) buckets.set(ms, emptyCounts());
     for (const row of read.stored) {
       const bucket = buckets.get(row.ms);
-      if (bucket) add(bucket, row.counts);
+      if (bucket) addCounts(bucket, row.counts);
     }
     for (const open of uncounted(read.open, read.flushed)) {
       const bucket = buckets.get(floorTo(open.minuteMs, range.granularity));
       if (!bucket) continue;
-      for (const row of open.rows) if (matches(filter, row.keyId, read.keys)) add(bucket, row);
+      for (const row of open.rows) if (matches(filter, row.keyId, read.keys)) addCounts(bucket, row);
     }
     const totals = emptyCounts();
     const series = [...buckets].map(([ms, counts]) => {
-      add(totals, counts);
+      addCounts(totals, counts);
       return { ts: new Date(ms).toISOString(), ...counts };
     });
     return { granularity: range.granularity, from: new Date(range.startMs).toISOString(), to: new Date(range.endMs).toISOString(), series, totals };
@@ -89,26 +88,20 @@ export class UsageService {
 
   /** GET /v1/usage/top: keys by total decisions in the range (rollups + open buckets), bucket-aligned. */
   async top(query: z.output<typeof UsageTopQuerySchema>, nowMs = Date.now()): Promise<UsageTop> {
-    const toMs = query.to?.getTime() ?? nowMs;
-    const fromMs = query.from?.getTime() ?? toMs - DAY_MS;
-    if (fromMs >= toMs) throw ApiError.validation([{ path: query.from ? 'query.from' : 'query.to', message: 'must be before to (from defaults to to - 24h)' }]);
-    if (toMs - fromMs > 731 * DAY_MS) throw ApiError.validation([{ path: 'query.from', message: 'the range may span at most 731 days' }]);
-    const granularity: UsageGranularity = topGranularity(fromMs, toMs, nowMs);
-    const startMs = floorTo(fromMs, granularity);
-    const endMs = floorTo(toMs - 1, granularity) + USAGE_STEP_MS[granularity];
+    const { granularity, startMs, endMs } = resolveRange(query, nowMs, this.retention, TOP_RULES);
     const read = await this.repository.top(granularity, startMs, endMs, query.limit, () => this.store.readOpen(startMs, endMs - MINUTE_MS));
     const byKey = new Map<string, UsageCounts>();
-    for (const row of read.stored) byKey.set(row.keyId, { valid: row.valid, rateLimited: row.rateLimited, quotaExceeded: row.quotaExceeded, invalid: row.invalid });
+    for (const row of read.stored) byKey.set(row.keyId, addCounts(emptyCounts(), row));
     for (const open of uncounted(read.open, read.flushed)) {
       for (const row of open.rows) {
         if (row.keyId === '-') continue;
         let counts = byKey.get(row.keyId);
         if (!counts) byKey.set(row.keyId, (counts = emptyCounts()));
-        add(counts, row);
+        addCounts(counts, row);
       }
     }
     const ranked = [...byKey]
-      .map(([keyId, counts]) => ({ keyId, ...counts, total: counts.valid + counts.rateLimited + counts.quotaExceeded + counts.invalid }))
+      .map(([keyId, counts]) => ({ keyId, ...counts, total: totalOf(counts) }))
       .sort((a, b) => b.total - a.total || (a.keyId < b.keyId ? -1 : 1))
       .slice(0, query.limit);
     const names = await this.repository.keyInfo(ranked.map((item) => item.keyId));

@@ -1,20 +1,27 @@
-import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { ENV } from '../config/config.module';
 import type { Env } from '../config/env';
+import { DAY_MS } from '../usage/usage-range';
 import { WebhookEvents } from './webhook-events';
 import { WebhooksRepository } from './webhooks.repository';
 
-const DAY_MS = 24 * 3600 * 1000;
-
 /**
  * Raises `key.expiring` 7 days and 1 day before a key expires: each notice once (keyed by the
- * expiry itself, so moving the expiry notifies again). A key that is found with less than a day
- * left gets only the 1-day notice.
+ * expiry itself, so moving the expiry notifies again). The expiry is the effective one, as the API
+ * reports it: the end of a rotation's grace period when that comes first. A key that is found with
+ * less than a day left gets only the 1-day notice.
+ *
+ * Scans run once at start-up (after every module is initialised, so the webhook subscriptions are
+ * loaded) and then WEBHOOK_SCAN_MS after the previous one ended: they never overlap, and a scan
+ * asked for during one (`scan()`) runs after it.
  */
 @Injectable()
-export class KeyExpiryScanner implements OnModuleInit, OnModuleDestroy {
+export class KeyExpiryScanner implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('KeyExpiryScanner');
   private timer?: NodeJS.Timeout;
+  private stopped = false;
+  /** The scan in flight (or the last one); each new scan is chained after it. */
+  private last: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly repository: WebhooksRepository,
@@ -22,28 +29,39 @@ export class KeyExpiryScanner implements OnModuleInit, OnModuleDestroy {
     @Inject(ENV) private readonly env: Env,
   ) {}
 
-  onModuleInit(): void {
-    this.timer = setInterval(() => void this.scan(), this.env.WEBHOOK_SCAN_MS);
+  onApplicationBootstrap(): void {
+    this.schedule(0);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.last;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.scan().finally(() => this.schedule(this.env.WEBHOOK_SCAN_MS));
+    }, delayMs);
     this.timer.unref();
   }
 
-  onModuleDestroy(): void {
-    clearInterval(this.timer);
+  /** One scan, after any scan in flight; `now` (default: the time it starts) is for tests. Never rejects. */
+  scan(now?: number): Promise<void> {
+    this.last = this.last.then(() => this.scanOnce(now ?? Date.now()));
+    return this.last;
   }
 
-  async scan(now = Date.now()): Promise<void> {
+  private async scanOnce(now: number): Promise<void> {
     try {
       const soon = await this.repository.keysExpiringBetween(new Date(now), new Date(now + 7 * DAY_MS));
       for (const key of soon) {
         const left = key.expiresAt.getTime() - now;
         const notice = left <= DAY_MS ? '1d' : '7d';
-        this.events.emit('key.expiring', `key.expiring:${key.id}:${key.expiresAt.toISOString()}:${notice}`, {
-          keyId: key.id,
-          name: key.name,
-          ownerId: key.ownerId,
-          expiresAt: key.expiresAt.toISOString(),
-          notice,
-        });
+        const expiresAt = key.expiresAt.toISOString();
+        this.events.emit('key.expiring', `key.expiring:${key.id}:${expiresAt}:${notice}`, { keyId: key.id, name: key.name, ownerId: key.ownerId, expiresAt, notice });
       }
     } catch (error) {
       this.logger.warn(`expiry scan failed: ${(error as Error).message}`);

@@ -1,11 +1,12 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { ENV } from '../config/config.module';
 import type { Env } from '../config/env';
+import { DAY_MS, HOUR_MS } from '../usage/usage-range';
 import { signPayload, SIGNATURE_HEADER } from './webhook-signature';
 import { WebhooksRepository, type ClaimedDelivery } from './webhooks.repository';
 
-const RETRY_WINDOW_MS = 24 * 3600 * 1000;
-const MAX_BACKOFF_MS = 3600 * 1000;
+const RETRY_WINDOW_MS = DAY_MS;
+const MAX_BACKOFF_MS = HOUR_MS;
 const SEND_TIMEOUT_MS = 10_000;
 const LEASE_MS = 60_000;
 const BATCH = 20;
@@ -25,7 +26,7 @@ export class WebhookDeliveryWorker implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('WebhookDelivery');
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
-  private stopped = false;
+  private started = false;
 
   constructor(
     private readonly repository: WebhooksRepository,
@@ -33,17 +34,30 @@ export class WebhookDeliveryWorker implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    this.schedule();
+    this.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
+    await this.stop();
+  }
+
+  /** Starts polling every WEBHOOK_POLL_MS (again, after `stop`). Idempotent. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.schedule();
+  }
+
+  /** Stops polling and waits for the round in flight; `tick()` still sends by hand (tests). */
+  async stop(): Promise<void> {
+    this.started = false;
     clearTimeout(this.timer);
     await this.running;
   }
 
   private schedule(): void {
-    if (this.stopped) return;
+    if (!this.started) return;
+    clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.running = this.tick().then(
         () => undefined,
