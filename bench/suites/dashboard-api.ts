@@ -18,6 +18,8 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const TARGET_P95_MS = 200;
 const CONCURRENCY = 4;
 const DEEP_PAGES = 50;
+/** The keys page's page size (apps/dashboard/app/(app)/keys/page.tsx PAGE_SIZE). */
+const KEYS_PAGE_SIZE = 25;
 
 interface Stats {
   n: number;
@@ -95,20 +97,25 @@ export async function run(opts: { quick: boolean }): Promise<Record<string, unkn
     }
     let cursor: string | null = null;
     for (let page = 0; page < DEEP_PAGES; page++) {
-      const body = (await get(`/v1/keys?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)) as { nextCursor: string | null };
+      const body = (await get(`/v1/keys?limit=${KEYS_PAGE_SIZE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)) as { nextCursor: string | null };
       cursor = body.nextCursor;
       if (!cursor) throw new Error(`the keys list ended after ${page + 1} pages`);
     }
     const deepCursor = cursor!;
 
     const iso = (ms: number) => new Date(ms).toISOString();
+    const page = `/v1/keys?limit=${KEYS_PAGE_SIZE}`;
     const calls: Record<string, () => string> = {
-      keysFirstPage: () => '/v1/keys?limit=20',
-      keysDeepPage: () => `/v1/keys?limit=20&cursor=${encodeURIComponent(deepCursor)}`,
-      keysSearchCommon: () => `/v1/keys?limit=20&q=${['falcon', 'river', 'otter', 'summit'][randomInt(4)]}`,
-      keysSearchRare: () => `/v1/keys?limit=20&q=${encodeURIComponent(rareFragments[randomInt(rareFragments.length)]!)}`,
-      keysByOwner: () => `/v1/keys?limit=20&ownerId=${ownerId(randomInt(seeded.owners))}`,
-      keysByPlan: () => `/v1/keys?limit=20&planId=${seeded.planId}`,
+      keysFirstPage: () => page,
+      keysDeepPage: () => `${page}&cursor=${encodeURIComponent(deepCursor)}`,
+      keysSearchCommon: () => `${page}&q=${['falcon', 'river', 'otter', 'summit'][randomInt(4)]}`,
+      keysSearchRare: () => `${page}&q=${encodeURIComponent(rareFragments[randomInt(rareFragments.length)]!)}`,
+      keysByOwner: () => `${page}&ownerId=${ownerId(randomInt(seeded.owners))}`,
+      keysByPlan: () => `${page}&planId=${seeded.planId}`,
+      // The "Disabled" filter: ~3 % of the seeded keys, so a page has to look further.
+      keysDisabled: () => `${page}&enabled=false`,
+      // The keys page loads every plan with its key count next to the list.
+      plansList: () => '/v1/plans',
       usageMinute1h: () => `/v1/usage?granularity=minute&from=${iso(Date.now() - 3_600_000)}&to=${iso(Date.now())}`,
       usageHour24h: () => `/v1/usage?granularity=hour&from=${iso(Date.now() - 86_400_000)}&to=${iso(Date.now())}`,
       usageTop24h: () => `/v1/usage/top?from=${iso(Date.now() - 86_400_000)}&limit=10`,
@@ -137,8 +144,10 @@ export async function run(opts: { quick: boolean }): Promise<Record<string, unkn
       console.log(`  ${callName.padEnd(18)} p50 ${seq.p50Ms} / ${conc.p50Ms} ms   p95 ${seq.p95Ms} / ${conc.p95Ms} ms   (sequential / x${CONCURRENCY})`);
     }
 
-    const keysCalls = ['keysFirstPage', 'keysDeepPage', 'keysSearchCommon', 'keysSearchRare', 'keysByOwner', 'keysByPlan'];
-    const overviewCalls = ['usageHour24h', 'usageTop24h'];
+    // What the keys page waits for (the list and the plans beside it) and what the overview loads
+    // by default (usage per minute over the last hour, top keys over 24 h) or on the 24h range.
+    const keysCalls = ['keysFirstPage', 'keysDeepPage', 'keysSearchCommon', 'keysSearchRare', 'keysByOwner', 'keysByPlan', 'keysDisabled', 'plansList'];
+    const overviewCalls = ['usageMinute1h', 'usageHour24h', 'usageTop24h'];
     const maxP95 = (names: string[]) => Math.max(...names.map((n) => results[n]!.p95Ms));
     const missed = Object.entries(results)
       .filter(([, r]) => !r.meetsTarget)

@@ -1,7 +1,7 @@
 'use client';
 
-import { useState, type ReactNode } from 'react';
-import { toProblemInfo, type ProblemInfo } from '@/lib/problem';
+import type { ReactNode } from 'react';
+import { useApiAction } from '@/lib/use-api-action';
 import { Modal } from './modal';
 import { ProblemAlert } from './problem-alert';
 
@@ -21,8 +21,7 @@ export function ConfirmDialog({
   onConfirm: () => Promise<void>;
   onClose: () => void;
 }) {
-  const [pending, setPending] = useState(false);
-  const [problem, setProblem] = useState<ProblemInfo | null>(null);
+  const { pending, problem, setProblem, run } = useApiAction();
 
   const close = () => {
     setProblem(null);
@@ -30,15 +29,7 @@ export function ConfirmDialog({
   };
 
   async function confirm() {
-    setPending(true);
-    setProblem(null);
-    try {
-      await onConfirm();
-    } catch (err) {
-      setProblem(toProblemInfo(err));
-    } finally {
-      setPending(false);
-    }
+    await run(onConfirm);
   }
 
   return (

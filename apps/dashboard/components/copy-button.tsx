@@ -16,7 +16,7 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
   }
 
   return (
-    <button type="button" className="button button--secondary button--small" onClick={copy} aria-live="polite">
+    <button type="button" className="button button--secondary button--small" onClick={copy} aria-live="polite" data-copied={state}>
       {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed: select and copy' : label}
     </button>
   );

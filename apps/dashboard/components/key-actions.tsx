@@ -4,7 +4,7 @@ import type { Key } from '@tollgate/contracts';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { api } from '@/lib/api-client';
-import { toProblemInfo, type ProblemInfo } from '@/lib/problem';
+import { useApiAction } from '@/lib/use-api-action';
 import { ConfirmDialog } from './confirm-dialog';
 import { ProblemAlert } from './problem-alert';
 import { RotateKeyDialog } from './rotate-key-dialog';
@@ -13,20 +13,13 @@ import { RotateKeyDialog } from './rotate-key-dialog';
 export function KeyActions({ keyItem, afterRevoke }: { keyItem: Pick<Key, 'id' | 'name' | 'enabled'>; afterRevoke?: string }) {
   const router = useRouter();
   const [dialog, setDialog] = useState<'rotate' | 'revoke' | null>(null);
-  const [pending, setPending] = useState(false);
-  const [problem, setProblem] = useState<ProblemInfo | null>(null);
+  const { pending, problem, run } = useApiAction();
 
   async function toggle() {
-    setPending(true);
-    setProblem(null);
-    try {
+    await run(async () => {
       await api.patch(`/v1/keys/${keyItem.id}`, { enabled: !keyItem.enabled });
       router.refresh();
-    } catch (err) {
-      setProblem(toProblemInfo(err));
-    } finally {
-      setPending(false);
-    }
+    });
   }
 
   async function revoke() {

@@ -14,7 +14,6 @@ export function LimitFields({
   errorFor,
   onChange,
   onRemove,
-  lockName,
 }: {
   draft: LimitDraft;
   idPrefix: string;
@@ -23,7 +22,6 @@ export function LimitFields({
   errorFor: ErrorFor;
   onChange: (draft: LimitDraft) => void;
   onRemove?: () => void;
-  lockName?: boolean;
 }) {
   const id = (field: string) => `${idPrefix}-${field}`;
   const set = <K extends keyof LimitDraft>(field: K, value: LimitDraft[K]) => onChange({ ...draft, [field]: value });
@@ -37,7 +35,6 @@ export function LimitFields({
           className="input mono"
           value={draft.name}
           onChange={(e) => set('name', e.target.value)}
-          readOnly={lockName}
           required
           maxLength={32}
           autoCapitalize="none"

@@ -6,12 +6,14 @@ import type { ErrorFor } from '@/lib/form-errors';
 import { newDraft, type LimitDraft } from '@/lib/limit-draft';
 import { LimitFields } from './limit-fields';
 
+/** The API path of the list in every form that edits limits (plans and keys): `limits.0.name`... */
+const PATH = 'limits';
+
 /** An editable list of rate limits (burst and sustained, or any of the six algorithms). */
 export function LimitsEditor({
   drafts,
   onChange,
   errorFor,
-  path = 'limits',
   idPrefix = 'limit',
   emptyText = 'No limits.',
   extraActions,
@@ -19,7 +21,6 @@ export function LimitsEditor({
   drafts: LimitDraft[];
   onChange: (drafts: LimitDraft[]) => void;
   errorFor: ErrorFor;
-  path?: string;
   idPrefix?: string;
   emptyText?: string;
   extraActions?: ReactNode;
@@ -33,13 +34,13 @@ export function LimitsEditor({
           key={draft.uid}
           draft={draft}
           idPrefix={`${idPrefix}-${index}`}
-          path={`${path}.${index}`}
+          path={`${PATH}.${index}`}
           errorFor={errorFor}
           onChange={(next) => onChange(drafts.map((d) => (d.uid === draft.uid ? next : d)))}
           onRemove={() => onChange(drafts.filter((d) => d.uid !== draft.uid))}
         />
       ))}
-      {errorFor(path) && <p className="field-error">{errorFor(path)}</p>}
+      {errorFor(PATH) && <p className="field-error">{errorFor(PATH)}</p>}
       <div className="cluster">
         <button type="button" className="button button--secondary button--small" disabled={full} onClick={() => onChange([...drafts, newDraft(drafts.map((d) => d.name))])}>
           + Add limit

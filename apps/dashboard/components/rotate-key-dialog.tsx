@@ -6,7 +6,7 @@ import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
 import { api } from '@/lib/api-client';
 import { formatDateTime } from '@/lib/format';
-import { toProblemInfo, type ProblemInfo } from '@/lib/problem';
+import { useApiAction } from '@/lib/use-api-action';
 import { FormField } from './form-field';
 import { Modal } from './modal';
 import { ProblemAlert } from './problem-alert';
@@ -24,8 +24,7 @@ const GRACE_PERIODS = [
 export function RotateKeyDialog({ open, keyId, keyName, onClose }: { open: boolean; keyId: string; keyName: string; onClose: () => void }) {
   const router = useRouter();
   const [grace, setGrace] = useState(86_400_000);
-  const [pending, setPending] = useState(false);
-  const [problem, setProblem] = useState<ProblemInfo | null>(null);
+  const { pending, problem, setProblem, run } = useApiAction();
   const [result, setResult] = useState<{ key: KeyWithSecret; graceEndsAt: string } | null>(null);
 
   const close = () => {
@@ -37,16 +36,10 @@ export function RotateKeyDialog({ open, keyId, keyName, onClose }: { open: boole
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    setPending(true);
-    setProblem(null);
-    try {
+    await run(async () => {
       const key = await api.post<KeyWithSecret>(`/v1/keys/${keyId}/rotate`, { gracePeriodMs: grace });
       setResult({ key, graceEndsAt: new Date(Date.now() + grace).toISOString() });
-    } catch (err) {
-      setProblem(toProblemInfo(err));
-    } finally {
-      setPending(false);
-    }
+    });
   }
 
   return (

@@ -2,7 +2,7 @@
 
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatNumber } from '@/lib/format';
-import { OUTCOME_COLORS, OUTCOME_LABELS, OUTCOMES, type Granularity, type UsagePoint } from '@/lib/usage';
+import { OUTCOME_COLORS, OUTCOME_LABELS, OUTCOMES, sumCounts, totalOf, type Granularity, type RangeId, type UsagePoint } from '@/lib/usage';
 
 export type TickStyle = Granularity | 'second';
 
@@ -15,13 +15,27 @@ function tickFormatter(style: TickStyle, spanDays: boolean) {
   };
 }
 
-/** Requests over time, stacked by outcome (valid, rate-limited, quota-exceeded, invalid). */
-export function UsageChart({ points, tickStyle, label }: { points: UsagePoint[]; tickStyle: TickStyle; label: string }) {
+/**
+ * Requests over time, stacked by outcome (valid, rate-limited, quota-exceeded, invalid). The
+ * figure carries what it plots as data attributes (the sum of its points, how many bars, their
+ * granularity and range), for tests and anyone inspecting the page.
+ */
+export function UsageChart({ points, tickStyle, label, range }: { points: UsagePoint[]; tickStyle: TickStyle; label: string; range?: RangeId }) {
   const first = points[0] ? new Date(points[0].ts).getTime() : 0;
   const last = points.at(-1) ? new Date(points.at(-1)!.ts).getTime() : 0;
   const format = tickFormatter(tickStyle, last - first > 86_400_000);
   return (
-    <figure className="chart" aria-label={label} role="img" style={{ margin: 0 }}>
+    <figure
+      className="chart"
+      aria-label={label}
+      role="img"
+      style={{ margin: 0 }}
+      data-testid="usage-chart"
+      data-total={totalOf(sumCounts(points))}
+      data-points={points.length}
+      data-granularity={tickStyle}
+      data-range={range ?? 'live'}
+    >
       <ResponsiveContainer width="100%" height="100%">
         <BarChart data={points} margin={{ top: 8, right: 8, bottom: 0, left: 0 }} barCategoryGap={1}>
           <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" vertical={false} />

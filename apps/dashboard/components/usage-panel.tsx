@@ -1,15 +1,19 @@
 'use client';
 
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { BROWSER_API_BASE } from '@/lib/config';
+import type { ProblemInfo } from '@/lib/problem';
 import { useApiResource, type ResourceState } from '@/lib/use-api-resource';
-import { LIVE_WINDOW_S, useLiveUsage } from '@/lib/use-live-usage';
-import { fillSeries, RANGES, sumCounts, totalOf, usageQuery, type RangeId, type UsageSeries } from '@/lib/usage';
+import { LIVE_WINDOW_S, useLiveUsage, type LiveUsage } from '@/lib/use-live-usage';
+import { useRefreshingNow } from '@/lib/use-refreshing-now';
+import { fillSeries, RANGES, sumCounts, totalOf, usageQuery, windowOfQuery, type RangeId, type UsageSeries } from '@/lib/usage';
 import { LoadingState } from './loading-state';
+import { ProblemAlert } from './problem-alert';
 import { RangePicker } from './range-picker';
 import { UsageChart } from './usage-chart';
 import { UsageSummary } from './usage-summary';
-import { UsageUnavailable } from './usage-unavailable';
+
+const LIVE_BADGE: Record<LiveUsage['status'], string> = { off: '', connecting: 'connecting…', open: 'live', disconnected: 'disconnected' };
 
 /**
  * Requests over time for everything or one key: a range picker (1h/24h/7d) over GET /v1/usage,
@@ -18,23 +22,15 @@ import { UsageUnavailable } from './usage-unavailable';
 export function UsagePanel({ keyId, title = 'Requests', refreshMs = 15_000 }: { keyId?: string; title?: string; refreshMs?: number }) {
   const [range, setRange] = useState<RangeId>('1h');
   const [live, setLive] = useState(false);
-  const [anchor, setAnchor] = useState(() => Date.now());
+  const { now, restart } = useRefreshingNow(refreshMs, live);
 
-  useEffect(() => {
-    if (live) return;
-    const timer = setInterval(() => {
-      if (document.visibilityState === 'visible') setAnchor(Date.now());
-    }, refreshMs);
-    return () => clearInterval(timer);
-  }, [live, refreshMs]);
-
-  const query = usageQuery(range, { keyId }, anchor);
+  const query = usageQuery(range, { keyId }, now);
   const { state } = useApiResource<UsageSeries>(live ? null : `/v1/usage?${query}`);
   const stream = useLiveUsage(live, keyId);
 
   const changeRange = (next: RangeId) => {
     setRange(next);
-    setAnchor(Date.now());
+    restart();
   };
 
   return (
@@ -45,7 +41,7 @@ export function UsagePanel({ keyId, title = 'Requests', refreshMs = 15_000 }: { 
           {live && (
             <span className="badge" style={{ marginLeft: 8 }}>
               <span className="live-dot" aria-hidden="true" />
-              {stream.status === 'open' ? 'live' : stream.status === 'connecting' ? 'connecting…' : 'stream unavailable'}
+              {LIVE_BADGE[stream.status]}
             </span>
           )}
         </h2>
@@ -61,36 +57,49 @@ export function UsagePanel({ keyId, title = 'Requests', refreshMs = 15_000 }: { 
           </button>
         </div>
       </div>
-      {live ? <LiveBody status={stream.status} points={stream.points} /> : <RangeBody state={state} range={range} anchor={anchor} />}
+      {live ? <LiveBody stream={stream} /> : <RangeBody state={state} />}
     </section>
   );
 }
 
-function LiveBody({ status, points }: ReturnType<typeof useLiveUsage>) {
-  if (status === 'unavailable') {
-    return <UsageUnavailable what="The live stream" problem={{ status: 404, code: 'NOT_FOUND', title: 'Not found', detail: '', errors: [] }} />;
-  }
+function LiveBody({ stream }: { stream: LiveUsage }) {
   return (
     <div className="stack">
-      <UsageSummary totals={sumCounts(points)} />
-      <UsageChart points={points} tickStyle="second" label={`Requests per second, last ${LIVE_WINDOW_S} seconds`} />
+      {stream.status === 'disconnected' && <LiveDisconnected problem={stream.problem} onReconnect={stream.reconnect} />}
+      <UsageSummary totals={sumCounts(stream.points)} />
+      <UsageChart points={stream.points} tickStyle="second" label={`Requests per second, last ${LIVE_WINDOW_S} seconds`} />
     </div>
   );
 }
 
-function RangeBody({ state, range, anchor }: { state: ResourceState<UsageSeries>; range: RangeId; anchor: number }) {
+function LiveDisconnected({ problem, onReconnect }: { problem: ProblemInfo | null; onReconnect: () => void }) {
+  const shown = problem ?? { status: 0, code: 'STREAM_CLOSED', title: 'Stream closed', detail: 'The connection to the live usage stream closed.', errors: [] };
+  return (
+    <div className="stack" data-testid="live-disconnected">
+      <ProblemAlert problem={shown} title="Live updates disconnected" />
+      <div>
+        <button type="button" className="button button--small" onClick={onReconnect}>
+          Reconnect
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** The last answer, drawn over the window it was fetched for: after a range switch, until the new range arrives. */
+function RangeBody({ state }: { state: ResourceState<UsageSeries> }) {
   const data = state.data;
-  if (!data) {
-    return state.status === 'error' ? <UsageUnavailable what="Usage" problem={state.problem} /> : <LoadingState label="Loading usage…" />;
+  const fetched = state.path ? windowOfQuery(state.path) : null;
+  if (!data || !fetched) {
+    return state.status === 'error' ? <ProblemAlert problem={state.problem} title="Usage could not be loaded." /> : <LoadingState label="Loading usage…" />;
   }
-  const spec = RANGES[range];
-  const points = fillSeries(data.series, data.granularity, anchor - spec.ms, anchor);
+  const points = fillSeries(data.series, data.granularity, fetched.from, fetched.to);
   const totals = data.totals;
   return (
     <div className="stack">
-      {state.status === 'error' && <UsageUnavailable what="Fresh usage" problem={state.problem} />}
+      {state.status === 'error' && <ProblemAlert problem={state.problem} title="Usage could not be refreshed: showing the last figures." />}
       <UsageSummary totals={totals} />
-      <UsageChart points={points} tickStyle={data.granularity} label={`Requests per ${data.granularity}, ${spec.label.toLowerCase()}`} />
+      <UsageChart points={points} tickStyle={data.granularity} range={fetched.range} label={`Requests per ${data.granularity}, ${RANGES[fetched.range].label.toLowerCase()}`} />
       {totalOf(totals) === 0 && <p className="hint">No requests in this range yet.</p>}
     </div>
   );

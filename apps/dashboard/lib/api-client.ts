@@ -113,7 +113,7 @@ export async function apiFetch<T = unknown>(path: string, init: ApiRequestInit =
   }
 
   if (!res.ok) {
-    if (res.status === 401 && !path.startsWith('/v1/auth/')) redirectToLogin();
+    if (res.status === 401 && !path.startsWith('/v1/auth/')) navigateToLogin();
     throw await ApiProblem.fromResponse(res);
   }
   if (res.status === 204 || res.status === 205 || res.headers.get('content-length') === '0') return undefined as T;
@@ -128,10 +128,11 @@ export async function apiFetch<T = unknown>(path: string, init: ApiRequestInit =
 }
 
 /**
- * An expired session in the browser: go to the login page and come back here afterwards.
- * (On the server `lib/server-api.ts` redirects instead; login/logout/me handle 401 themselves.)
+ * An expired session in the browser: navigate to the login page, which comes back here
+ * afterwards. (Server Components use `redirectToLogin` in `lib/server-api.ts`, which throws
+ * Next's redirect; login/logout/me handle 401 themselves.)
  */
-export function redirectToLogin(): void {
+export function navigateToLogin(): void {
   if (typeof window === 'undefined' || window.location.pathname === '/login') return;
   const here = `${window.location.pathname}${window.location.search}`;
   window.location.assign(`/login?next=${encodeURIComponent(here)}`);

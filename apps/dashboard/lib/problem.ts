@@ -17,7 +17,7 @@ export function toProblemInfo(err: unknown): ProblemInfo {
   return { status: 0, code: 'INTERNAL', title: 'Unexpected error', detail: 'Something went wrong. Try again.', errors: [] };
 }
 
-/** Usage endpoints that are not deployed yet answer 404 with a route-level problem. */
-export function isMissingEndpoint(problem: ProblemInfo): boolean {
-  return problem.status === 404;
+/** Field errors found in the browser before any request, shaped like the API's 400. */
+export function validationProblem(errors: { path: string; message: string }[], detail = 'Check the highlighted fields.'): ProblemInfo {
+  return { status: 400, code: 'VALIDATION_FAILED', title: 'Invalid', detail, errors };
 }

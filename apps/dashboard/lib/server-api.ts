@@ -4,7 +4,7 @@
  * the page renders instead of a blank screen.
  */
 import { cookies, headers } from 'next/headers';
-import { redirect } from 'next/navigation';
+import { notFound, redirect } from 'next/navigation';
 import { apiFetch, ApiProblem } from './api-client';
 import { apiUrl, PATH_HEADER } from './config';
 import { safeReturnPath } from './navigation';
@@ -16,7 +16,7 @@ export function loginPath(returnTo: string): string {
   return returnTo && returnTo !== '/' ? `/login?next=${encodeURIComponent(returnTo)}` : '/login';
 }
 
-/** To /login, coming back to the page being rendered (proxy.ts passes its path along). */
+/** Throws Next's redirect to /login, coming back to the page being rendered (proxy.ts passes its path along). */
 export async function redirectToLogin(): Promise<never> {
   const requested = (await headers()).get(PATH_HEADER);
   redirect(loginPath(safeReturnPath(requested)));
@@ -32,6 +32,16 @@ export async function serverGet<T>(path: string): Promise<Loaded<T>> {
     if (err instanceof ApiProblem && err.status === 401) return redirectToLogin();
     return { ok: false, problem: toProblemInfo(err) };
   }
+}
+
+/**
+ * GET the one resource a detail page is about: an unknown (404) or malformed (400) id is the
+ * not-found page; any other failure comes back for the page to show as a `ProblemAlert`.
+ */
+export async function loadOrNotFound<T>(path: string): Promise<Loaded<T>> {
+  const loaded = await serverGet<T>(path);
+  if (!loaded.ok && (loaded.problem.status === 404 || loaded.problem.status === 400)) notFound();
+  return loaded;
 }
 
 /** `?a=1&b=` -> `?a=1`, for building API query strings from optional filters. */

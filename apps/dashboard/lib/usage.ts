@@ -58,6 +58,18 @@ export function usageQuery(range: RangeId, filter: { keyId?: string }, now = Dat
   return params;
 }
 
+/**
+ * The window a usage query was made for, read back from its path (`/v1/usage?from&to&...`), so
+ * a chart is always drawn over the range its data belongs to, even while a new range loads.
+ */
+export function windowOfQuery(path: string): { range: RangeId; from: number; to: number } | null {
+  const params = new URLSearchParams(path.slice(path.indexOf('?') + 1));
+  const from = Date.parse(params.get('from') ?? '');
+  const to = Date.parse(params.get('to') ?? '');
+  const range = RANGE_IDS.find((id) => RANGES[id].ms === to - from);
+  return range && !Number.isNaN(from) ? { range, from, to } : null;
+}
+
 /** One `data:` event of /v1/usage/stream: the decisions counted since the previous event (a delta). */
 export function parseStreamEvent(data: string): { ts: number; counts: Counts } | null {
   let event: Partial<UsagePoint>;

@@ -4,10 +4,11 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { api } from './api-client';
 import { toProblemInfo, type ProblemInfo } from './problem';
 
+/** `path` is the path `data` was fetched from: after `path` changes it names the old one until the new answer arrives. */
 export type ResourceState<T> =
-  | { status: 'loading'; data?: undefined; problem?: undefined }
-  | { status: 'ready'; data: T; problem?: undefined }
-  | { status: 'error'; data?: T; problem: ProblemInfo };
+  | { status: 'loading'; data?: undefined; path?: undefined; problem?: undefined }
+  | { status: 'ready'; data: T; path: string; problem?: undefined }
+  | { status: 'error'; data?: T; path?: string; problem: ProblemInfo };
 
 /**
  * GETs `path` (through the /api proxy) whenever it changes, and again every `refreshMs` while the
@@ -16,7 +17,7 @@ export type ResourceState<T> =
 export function useApiResource<T>(path: string | null, refreshMs?: number): { state: ResourceState<T>; reload: () => void } {
   const [state, setState] = useState<ResourceState<T>>({ status: 'loading' });
   const [tick, setTick] = useState(0);
-  const lastData = useRef<T | undefined>(undefined);
+  const lastData = useRef<{ data: T; path: string } | undefined>(undefined);
   const reload = useCallback(() => setTick((t) => t + 1), []);
 
   useEffect(() => {
@@ -25,12 +26,12 @@ export function useApiResource<T>(path: string | null, refreshMs?: number): { st
     api
       .get<T>(path, { signal: controller.signal })
       .then((data) => {
-        lastData.current = data;
-        setState({ status: 'ready', data });
+        lastData.current = { data, path };
+        setState({ status: 'ready', data, path });
       })
       .catch((err: unknown) => {
         if (controller.signal.aborted) return;
-        setState({ status: 'error', data: lastData.current, problem: toProblemInfo(err) });
+        setState({ status: 'error', data: lastData.current?.data, path: lastData.current?.path, problem: toProblemInfo(err) });
       });
     return () => controller.abort();
   }, [path, tick]);

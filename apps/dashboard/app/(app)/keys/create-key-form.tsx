@@ -8,7 +8,8 @@ import { ProblemAlert } from '@/components/problem-alert';
 import { api } from '@/lib/api-client';
 import { errorLookup, placedIn, unplacedErrors } from '@/lib/form-errors';
 import { checkDrafts, fromDraft, type LimitDraft } from '@/lib/limit-draft';
-import { toProblemInfo, type ProblemInfo } from '@/lib/problem';
+import { validationProblem } from '@/lib/problem';
+import { useApiAction } from '@/lib/use-api-action';
 
 /** Field errors shown next to an input; any other goes in the form's alert. */
 const PLACED = placedIn(['name', 'planId', 'ownerId', 'expiresAt', 'limits']);
@@ -16,8 +17,7 @@ const PLACED = placedIn(['name', 'planId', 'ownerId', 'expiresAt', 'limits']);
 /** Name, plan, owner, expiry and optional limit overrides; calls back with the new key and its secret. */
 export function CreateKeyForm({ plans, onCreated, onCancel }: { plans: Plan[]; onCreated: (key: KeyWithSecret) => void; onCancel: () => void }) {
   const [overrides, setOverrides] = useState<LimitDraft[]>([]);
-  const [pending, setPending] = useState(false);
-  const [problem, setProblem] = useState<ProblemInfo | null>(null);
+  const { pending, problem, setProblem, run } = useApiAction();
   const errorFor = errorLookup(problem?.errors);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
@@ -25,7 +25,7 @@ export function CreateKeyForm({ plans, onCreated, onCancel }: { plans: Plan[]; o
     const data = new FormData(event.currentTarget);
     const local = checkDrafts(overrides, 'limits');
     if (local.length) {
-      setProblem({ status: 400, code: 'VALIDATION_FAILED', title: 'Invalid', detail: 'Check the highlighted limit fields.', errors: local });
+      setProblem(validationProblem(local, 'Check the highlighted limit fields.'));
       return;
     }
     const expires = String(data.get('expiresAt') ?? '');
@@ -37,14 +37,7 @@ export function CreateKeyForm({ plans, onCreated, onCancel }: { plans: Plan[]; o
       ...(expires ? { expiresAt: new Date(expires).toISOString() } : {}),
       ...(overrides.length ? { limits: overrides.map(fromDraft) } : {}),
     };
-    setPending(true);
-    setProblem(null);
-    try {
-      onCreated(await api.post<KeyWithSecret>('/v1/keys', input));
-    } catch (err) {
-      setProblem(toProblemInfo(err));
-      setPending(false);
-    }
+    await run(async () => onCreated(await api.post<KeyWithSecret>('/v1/keys', input)));
   }
 
   return (

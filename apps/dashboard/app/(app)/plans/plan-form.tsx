@@ -10,7 +10,8 @@ import { api } from '@/lib/api-client';
 import { formatNumber } from '@/lib/format';
 import { errorLookup, placedIn, unplacedErrors } from '@/lib/form-errors';
 import { checkDrafts, fromDraft, toDraft, type LimitDraft } from '@/lib/limit-draft';
-import { toProblemInfo, type ProblemInfo } from '@/lib/problem';
+import { validationProblem } from '@/lib/problem';
+import { useApiAction } from '@/lib/use-api-action';
 import { QuotaFields, quotaDraftOf, quotaFromDraft, type QuotaDraft } from './quota-fields';
 
 /** Field errors shown next to an input; any other goes in the form's alert. */
@@ -27,8 +28,7 @@ export function PlanForm({ plan }: { plan?: Plan }) {
   const router = useRouter();
   const [limits, setLimits] = useState<LimitDraft[]>(() => plan?.limits.map(toDraft) ?? []);
   const [quota, setQuota] = useState<QuotaDraft>(() => quotaDraftOf(plan?.quota));
-  const [pending, setPending] = useState(false);
-  const [problem, setProblem] = useState<ProblemInfo | null>(null);
+  const { pending, problem, setProblem, run } = useApiAction();
   const [saved, setSaved] = useState(false);
   const errorFor = errorLookup(problem?.errors);
 
@@ -38,7 +38,7 @@ export function PlanForm({ plan }: { plan?: Plan }) {
     const data = new FormData(event.currentTarget);
     const local = checkDrafts(limits, 'limits');
     if (local.length) {
-      setProblem({ status: 400, code: 'VALIDATION_FAILED', title: 'Invalid', detail: 'Check the highlighted fields.', errors: local });
+      setProblem(validationProblem(local));
       return;
     }
     const description = String(data.get('description') ?? '').trim();
@@ -49,9 +49,7 @@ export function PlanForm({ plan }: { plan?: Plan }) {
       ...(description ? { description } : {}),
     };
     const quotaInput = quotaFromDraft(quota);
-    setPending(true);
-    setProblem(null);
-    try {
+    await run(async () => {
       if (plan) {
         await api.patch<Plan>(`/v1/plans/${plan.id}`, { ...body, description: description || null, quota: quotaInput ?? null });
         setSaved(true);
@@ -60,11 +58,7 @@ export function PlanForm({ plan }: { plan?: Plan }) {
         const created = await api.post<Plan>('/v1/plans', { ...body, ...(quotaInput ? { quota: quotaInput } : {}) });
         router.push(`/plans/${created.id}?created=1`);
       }
-    } catch (err) {
-      setProblem(toProblemInfo(err));
-    } finally {
-      setPending(false);
-    }
+    });
   }
 
   return (

@@ -6,7 +6,8 @@ import { describedBy, FormField } from '@/components/form-field';
 import { ProblemAlert } from '@/components/problem-alert';
 import { api } from '@/lib/api-client';
 import { errorLookup, placedIn, unplacedErrors } from '@/lib/form-errors';
-import { toProblemInfo, type ProblemInfo } from '@/lib/problem';
+import { validationProblem } from '@/lib/problem';
+import { useApiAction } from '@/lib/use-api-action';
 import { EVENT_LABELS, parseThresholds } from '@/lib/webhooks';
 
 /** What POST /v1/webhooks answers: the webhook and its signing secret, this once. */
@@ -21,8 +22,7 @@ const PLACED = placedIn(['url', 'events', 'thresholds'], false);
 /** URL, events and quota thresholds; calls back with the new webhook and its secret. */
 export function CreateWebhookForm({ onCreated, onCancel }: { onCreated: (webhook: CreatedWebhook) => void; onCancel: () => void }) {
   const [events, setEvents] = useState<WebhookEvent[]>(['quota.threshold']);
-  const [pending, setPending] = useState(false);
-  const [problem, setProblem] = useState<ProblemInfo | null>(null);
+  const { pending, problem, setProblem, run } = useApiAction();
   const errorFor = errorLookup(problem?.errors);
   const errorForThresholds = errorFor('thresholds') ?? problem?.errors.find((e) => e.path.startsWith('thresholds.'))?.message;
 
@@ -41,18 +41,11 @@ export function CreateWebhookForm({ onCreated, onCancel }: { onCreated: (webhook
       else thresholds = parsed.values;
     }
     if (local.length) {
-      setProblem({ status: 400, code: 'VALIDATION_FAILED', title: 'Invalid', detail: 'Check the highlighted fields.', errors: local });
+      setProblem(validationProblem(local));
       return;
     }
     const input: WebhookInput = { url, events, ...(thresholds ? { thresholds } : {}) };
-    setPending(true);
-    setProblem(null);
-    try {
-      onCreated(await api.post<CreatedWebhook>('/v1/webhooks', input));
-    } catch (err) {
-      setProblem(toProblemInfo(err));
-      setPending(false);
-    }
+    await run(async () => onCreated(await api.post<CreatedWebhook>('/v1/webhooks', input)));
   }
 
   return (

@@ -9,7 +9,8 @@ import { api } from '@/lib/api-client';
 import { describeLimit } from '@/lib/describe-limit';
 import { errorLookup, placedIn, unplacedErrors } from '@/lib/form-errors';
 import { checkDrafts, fromDraft, toDraft, type LimitDraft } from '@/lib/limit-draft';
-import { toProblemInfo, type ProblemInfo } from '@/lib/problem';
+import { validationProblem } from '@/lib/problem';
+import { useApiAction } from '@/lib/use-api-action';
 
 /** Field errors shown next to an input; any other goes in the form's alert. */
 const PLACED = placedIn(['limits']);
@@ -21,8 +22,7 @@ const PLACED = placedIn(['limits']);
 export function KeyLimitsEditor({ keyId, planLimits, overrides }: { keyId: string; planLimits: Limit[]; overrides: Limit[] }) {
   const router = useRouter();
   const [drafts, setDrafts] = useState<LimitDraft[]>(() => overrides.map(toDraft));
-  const [pending, setPending] = useState(false);
-  const [problem, setProblem] = useState<ProblemInfo | null>(null);
+  const { pending, problem, setProblem, run } = useApiAction();
   const [saved, setSaved] = useState<Limit[] | null>(null);
   const errorFor = errorLookup(problem?.errors);
   const notOverridden = planLimits.filter((limit) => !drafts.some((d) => d.name === limit.name));
@@ -32,21 +32,15 @@ export function KeyLimitsEditor({ keyId, planLimits, overrides }: { keyId: strin
     const local = checkDrafts(drafts, 'limits');
     setSaved(null);
     if (local.length) {
-      setProblem({ status: 400, code: 'VALIDATION_FAILED', title: 'Invalid', detail: 'Check the highlighted fields.', errors: local });
+      setProblem(validationProblem(local));
       return;
     }
-    setPending(true);
-    setProblem(null);
-    try {
+    await run(async () => {
       const key = await api.patch<Key>(`/v1/keys/${keyId}`, { limits: drafts.map(fromDraft) });
       setSaved(key.limits);
       setDrafts(key.limits.map(toDraft));
       router.refresh();
-    } catch (err) {
-      setProblem(toProblemInfo(err));
-    } finally {
-      setPending(false);
-    }
+    });
   }
 
   return (

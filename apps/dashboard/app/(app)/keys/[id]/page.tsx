@@ -1,7 +1,6 @@
 import type { AuditEntry, Key, Plan } from '@tollgate/contracts';
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { notFound } from 'next/navigation';
 import { AuditTable } from '@/components/audit-table';
 import { EmptyState } from '@/components/empty-state';
 import { KeyActions } from '@/components/key-actions';
@@ -12,7 +11,7 @@ import { UsagePanel } from '@/components/usage-panel';
 import { canWrite, requireUser } from '@/lib/current-user';
 import { describeQuota } from '@/lib/describe-limit';
 import { formatDateTime } from '@/lib/format';
-import { serverGet } from '@/lib/server-api';
+import { loadOrNotFound, serverGet } from '@/lib/server-api';
 import { KeyLimitsEditor } from './key-limits-editor';
 import { LimitsComparison } from './limits-comparison';
 
@@ -21,9 +20,8 @@ export const metadata: Metadata = { title: 'Key' };
 export default async function KeyPage({ params }: { params: Promise<{ id: string }> }) {
   const me = await requireUser();
   const { id } = await params;
-  const key = await serverGet<Key>(`/v1/keys/${encodeURIComponent(id)}`);
+  const key = await loadOrNotFound<Key>(`/v1/keys/${encodeURIComponent(id)}`);
   if (!key.ok) {
-    if (key.problem.status === 404 || key.problem.status === 400) notFound();
     return <ProblemAlert problem={key.problem} title="This key could not be loaded." />;
   }
   const [plan, audit] = await Promise.all([
@@ -35,20 +33,16 @@ export default async function KeyPage({ params }: { params: Promise<{ id: string
 
   return (
     <div className="stack stack--lg">
-      <div>
-        <Link className="back-link" href="/keys">
-          ← All keys
-        </Link>
-        <PageHeader
-          title={k.name}
-          description={
-            <>
-              <span className="mono">{k.start}…</span> · <KeyStatusBadge keyItem={k} now={Date.now()} />
-            </>
-          }
-          actions={writable ? <KeyActions keyItem={k} afterRevoke="/keys" /> : undefined}
-        />
-      </div>
+      <PageHeader
+        back={{ href: '/keys', label: 'All keys' }}
+        title={k.name}
+        description={
+          <>
+            <span className="mono">{k.start}…</span> · <KeyStatusBadge keyItem={k} now={Date.now()} />
+          </>
+        }
+        actions={writable ? <KeyActions keyItem={k} afterRevoke="/keys" /> : undefined}
+      />
 
       <section className="card" aria-labelledby="key-details-title">
         <h2 className="section-title" id="key-details-title" style={{ marginBottom: 12 }}>

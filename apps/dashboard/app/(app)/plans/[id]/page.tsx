@@ -1,7 +1,6 @@
 import type { Plan } from '@tollgate/contracts';
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { notFound } from 'next/navigation';
 import { LimitsTable } from '@/components/limits-table';
 import { PageHeader } from '@/components/page-header';
 import { ProblemAlert } from '@/components/problem-alert';
@@ -9,7 +8,7 @@ import { canWrite, requireUser } from '@/lib/current-user';
 import { describeQuota } from '@/lib/describe-limit';
 import { formatNumber } from '@/lib/format';
 import { param, type SearchParams } from '@/lib/search-params';
-import { serverGet } from '@/lib/server-api';
+import { loadOrNotFound } from '@/lib/server-api';
 import { DeletePlanButton } from '../delete-plan-button';
 import { PlanForm } from '../plan-form';
 
@@ -19,9 +18,8 @@ export default async function PlanPage({ params, searchParams }: { params: Promi
   const me = await requireUser();
   const { id } = await params;
   const created = param(await searchParams, 'created') === '1';
-  const plan = await serverGet<Plan>(`/v1/plans/${encodeURIComponent(id)}`);
+  const plan = await loadOrNotFound<Plan>(`/v1/plans/${encodeURIComponent(id)}`);
   if (!plan.ok) {
-    if (plan.problem.status === 404 || plan.problem.status === 400) notFound();
     return <ProblemAlert problem={plan.problem} title="This plan could not be loaded." />;
   }
   const p = plan.data;
@@ -29,23 +27,19 @@ export default async function PlanPage({ params, searchParams }: { params: Promi
 
   return (
     <div className="stack">
-      <div>
-        <Link className="back-link" href="/plans">
-          ← All plans
-        </Link>
-        <PageHeader
-          title={p.name}
-          description={
-            <>
-              <Link href={`/keys?planId=${p.id}`}>
-                {formatNumber(p.keyCount)} {p.keyCount === 1 ? 'key' : 'keys'}
-              </Link>{' '}
-              · {describeQuota(p.quota)} · fail mode {p.failMode}
-            </>
-          }
-          actions={writable ? <DeletePlanButton planId={p.id} planName={p.name} keyCount={p.keyCount} afterDelete="/plans" /> : undefined}
-        />
-      </div>
+      <PageHeader
+        back={{ href: '/plans', label: 'All plans' }}
+        title={p.name}
+        description={
+          <>
+            <Link href={`/keys?planId=${p.id}`}>
+              {formatNumber(p.keyCount)} {p.keyCount === 1 ? 'key' : 'keys'}
+            </Link>{' '}
+            · {describeQuota(p.quota)} · fail mode {p.failMode}
+          </>
+        }
+        actions={writable ? <DeletePlanButton planId={p.id} planName={p.name} keyCount={p.keyCount} afterDelete="/plans" /> : undefined}
+      />
       {created && (
         <p className="alert alert--success" role="status">
           Plan created. Issue keys on it from the Keys page.

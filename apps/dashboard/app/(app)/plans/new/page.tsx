@@ -1,5 +1,4 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { EmptyState } from '@/components/empty-state';
 import { PageHeader } from '@/components/page-header';
 import { canWrite, requireUser } from '@/lib/current-user';
@@ -11,12 +10,7 @@ export default async function NewPlanPage() {
   const me = await requireUser();
   return (
     <div className="stack">
-      <div>
-        <Link className="back-link" href="/plans">
-          ← All plans
-        </Link>
-        <PageHeader title="New plan" description="Typical: a burst limit (token bucket) and a sustained limit (sliding window), plus a monthly quota." />
-      </div>
+      <PageHeader back={{ href: '/plans', label: 'All plans' }} title="New plan" description="Typical: a burst limit (token bucket) and a sustained limit (sliding window), plus a monthly quota." />
       {canWrite(me) ? (
         <PlanForm />
       ) : (
