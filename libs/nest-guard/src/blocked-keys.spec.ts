@@ -28,12 +28,18 @@ describe('BlockedKeys (the blocked-key shortcut)', () => {
     expect(blocked.match('k1', 2, ['sustained'])).toBeUndefined();
   });
 
-  it('counts the wait from when the check was sent, so a block never outlasts the truth', () => {
+  it('ends the block counting from when the check was sent, but reports Retry-After counting from when the answer arrived', () => {
     let now = 1000;
     const blocked = new BlockedKeys(100, () => now);
-    now = 1030; // the answer arrived 30 ms after the check was sent
+    now = 1030; // the answer arrived 30 ms after the check was sent; Redis decided somewhere in between
     blocked.remember('k1', 'p1', 1, burstBlocked, 1000);
-    expect(blocked.match('k1', 1, ['burst'])?.retryAfterMs).toBe(370);
+    // Never early: the true wait ends at the latest 400 ms after the answer arrived.
+    expect(blocked.match('k1', 1, ['burst'])).toEqual({ retryAfterMs: 400, limits: [{ name: 'burst', retryAfterMs: 400, resetMs: 900 }] });
+    now = 1399;
+    expect(blocked.match('k1', 1, ['burst'])?.retryAfterMs).toBe(31);
+    // Never longer than the truth: at the earliest the limit admits again 400 ms after the check was sent.
+    now = 1400;
+    expect(blocked.match('k1', 1, ['burst'])).toBeUndefined();
   });
 
   it('ignores limits without a finite wait (a cost that can never fit)', () => {

@@ -3,9 +3,11 @@ import type { VerifiedLimit } from './key-record';
 interface Block {
   planId: string;
   cost: number;
-  /** Local clock: until when this limit cannot admit `cost` (or more). */
+  /** Local clock: until when this limit surely cannot admit `cost` (or more); counted from when the check was sent. */
   untilMs: number;
-  /** Local clock: when the limit was due to be fully reset. */
+  /** Local clock: the earliest time a retry is sure not to be early; counted from when the answer arrived. */
+  retryAtMs: number;
+  /** Local clock: when the limit was due to be fully reset (from when the answer arrived). */
   resetAtMs: number;
 }
 
@@ -16,7 +18,7 @@ export interface BlockedLimit {
 }
 
 export interface BlockedMatch {
-  /** The longest wait over the blocking limits. */
+  /** The longest wait over the blocking limits (never early: counted from when the refusal arrived). */
   retryAfterMs: number;
   limits: BlockedLimit[];
 }
@@ -26,7 +28,9 @@ export interface BlockedMatch {
  * until when. A later request of that key that includes the limit, with the same or a larger cost,
  * is refused locally until then: a limit's retry time is a lower bound (other traffic can only
  * push it later), so this never refuses what Redis would admit, and it never admits anything.
- * Bounded; expired entries go when read.
+ * Redis decided somewhere between sending and answering, so the block ends at `sent + wait`
+ * (never longer than the truth) while the Retry-After it reports runs to `arrived + wait` (never
+ * earlier than the truth). Bounded; expired entries go when read.
  */
 export class BlockedKeys {
   private readonly blocks = new Map<string, Map<string, Block>>();
@@ -41,17 +45,16 @@ export class BlockedKeys {
   }
 
   /**
-   * Remembers the limits that refused this request (finite waits only). `sentAtMs` is the local
-   * time the check was sent: counting the wait from then keeps the block from outlasting the truth.
+   * Remembers the limits that refused this request (finite waits only). `sentAtMs` / `arrivedAtMs`:
+   * the local times the check was sent and its answer arrived.
    */
-  remember(keyId: string, planId: string, cost: number, limits: readonly VerifiedLimit[], sentAtMs = this.clock()): void {
-    const now = sentAtMs;
+  remember(keyId: string, planId: string, cost: number, limits: readonly VerifiedLimit[], sentAtMs: number, arrivedAtMs = this.clock()): void {
     let byName: Map<string, Block> | undefined;
     for (const limit of limits) {
       const wait = limit.retryAfterMs;
       if (wait === undefined || !(wait > 0) || !Number.isFinite(wait)) continue;
       byName ??= this.blocks.get(keyId) ?? new Map<string, Block>();
-      byName.set(limit.name, { planId, cost, untilMs: now + wait, resetAtMs: now + Math.max(wait, limit.resetMs) });
+      byName.set(limit.name, { planId, cost, untilMs: sentAtMs + wait, retryAtMs: arrivedAtMs + wait, resetAtMs: arrivedAtMs + Math.max(wait, limit.resetMs) });
     }
     if (byName === undefined) return;
     this.blocks.delete(keyId);
@@ -76,8 +79,9 @@ export class BlockedKeys {
         continue;
       }
       if (cost >= block.cost && names.includes(name)) {
-        (blocking ??= []).push({ name, retryAfterMs: block.untilMs - now, resetMs: block.resetAtMs - now });
-        if (block.untilMs - now > retryAfterMs) retryAfterMs = block.untilMs - now;
+        const wait = block.retryAtMs - now;
+        (blocking ??= []).push({ name, retryAfterMs: wait, resetMs: Math.max(wait, block.resetAtMs - now) });
+        if (wait > retryAfterMs) retryAfterMs = wait;
       }
     }
     if (byName.size === 0) this.blocks.delete(keyId);

@@ -34,7 +34,24 @@ describe('Deadlines', () => {
   });
 });
 
-describe('Deadlines while the store drains a burst', () => {
+describe('Deadlines by default (contract-strict)', () => {
+  it('times a call out after timeoutMs even while other answers keep arriving', async () => {
+    const deadlines = new Deadlines(30);
+    expect(deadlines.maxWaitMs).toBe(30);
+    const ticker = setInterval(() => void deadlines.run(Promise.resolve(0)), 5);
+    try {
+      const started = Date.now();
+      await expect(deadlines.run(new Promise(() => undefined))).rejects.toBeInstanceOf(StoreTimeoutError);
+      const waited = Date.now() - started;
+      expect(waited).toBeGreaterThanOrEqual(29);
+      expect(waited).toBeLessThan(120);
+    } finally {
+      clearInterval(ticker);
+    }
+  });
+});
+
+describe('Deadlines with the opt-in extension, while the store drains a burst', () => {
   it('keeps waiting for calls while other answers keep arriving, up to maxWaitMs', async () => {
     const deadlines = new Deadlines(30, 400);
     // A store answering one call every 10 ms: the last of 20 answers after ~200 ms, far past 30 ms.

@@ -67,6 +67,11 @@ describe('Redis outages, really cut through a TCP proxy', () => {
     expect(closed.res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(closed.res.headers.get('retry-after')).toBe('1');
     expect(closed.res.headers.get('ratelimit-policy')).toBe('"per_min";q=1000;w=600');
+    // The state is unknown: the policy item with r=0;t=0, and every X-RateLimit-* header.
+    expect(closed.res.headers.get('ratelimit')).toBe('"per_min";r=0;t=0');
+    expect(closed.res.headers.get('x-ratelimit-limit')).toBe('1000');
+    expect(closed.res.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(Number(closed.res.headers.get('x-ratelimit-reset'))).toBeGreaterThan(0);
     expect(closed.body).toMatchObject({ status: 503, code: 'STORE_UNAVAILABLE', title: 'Service Unavailable' });
     expect(closed.ms).toBeLessThan(250);
 
@@ -75,11 +80,20 @@ describe('Redis outages, really cut through a TCP proxy', () => {
     expect(open.res.status).toBe(200);
     expect(open.body).toEqual({ keyId: 'k_open', degraded: true });
     expect(open.ms).toBeLessThan(250);
+    // Real numbers from the instance's own counters (empty until now: 1 of 1000 used).
+    expect(open.res.headers.get('ratelimit-policy')).toBe('"per_min";q=1000;w=600');
+    expect(open.res.headers.get('ratelimit')).toMatch(/^"per_min";r=999;t=\d+$/);
+    expect(open.res.headers.get('x-ratelimit-limit')).toBe('1000');
+    expect(open.res.headers.get('x-ratelimit-remaining')).toBe('999');
+    expect(Number(open.res.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000 - 1);
     expect(guard.verifier.counters.degradedDecisions).toBe(degradedBefore + 1);
 
     const local = [];
-    for (let i = 0; i < 5; i++) local.push((await timedGet(`${guard.url}/echo`, 'tg_local')).res.status);
-    expect(local).toEqual([200, 200, 200, 429, 429]);
+    for (let i = 0; i < 5; i++) {
+      const res = (await timedGet(`${guard.url}/echo`, 'tg_local')).res;
+      local.push([res.status, res.headers.get('x-ratelimit-remaining')]);
+    }
+    expect(local).toEqual([[200, '2'], [200, '1'], [200, '0'], [429, '0'], [429, '0']]);
     expect(guard.verifier.counters.degradedDecisions).toBe(degradedBefore + 1 + 5);
     expect(guard.verifier.counters.storeFailures).toBeGreaterThanOrEqual(5);
     expect(guard.verifier.health()).toMatchObject({ store: 'degraded' });
@@ -121,5 +135,27 @@ describe('Redis outages, really cut through a TCP proxy', () => {
     }
     await waitUntil(async () => (await get(`${guard.url}/echo`, 'tg_closed')).status === 200, 5000, 50);
     expect(guard.verifier.health().store).toBe('up');
+  });
+
+  it('/health-style probe: breaker open, Redis back, no traffic at all -> healthy again', async () => {
+    await waitUntil(() => guard.verifier.health().breaker === 'closed', 3000);
+    await proxy.cut();
+    for (let i = 0; i < 5; i++) expect((await get(`${guard.url}/echo`, 'tg_closed')).status).toBe(503);
+    expect(guard.verifier.health()).toMatchObject({ store: 'degraded', breaker: 'open' });
+    await proxy.restore();
+    const decisions = { ...guard.verifier.counters };
+    // No request reaches the guard from here on: only what /health does.
+    await waitUntil(async () => (await guard.verifier.probe()).breaker === 'closed', 5000, 100);
+    expect(guard.verifier.health()).toMatchObject({ store: 'up', breaker: 'closed' });
+    expect(guard.verifier.counters.storeUnavailable).toBe(decisions.storeUnavailable);
+    expect(guard.verifier.counters.degradedDecisions).toBe(decisions.degradedDecisions);
+  });
+
+  it('401 without a defaultPolicy: WWW-Authenticate only, no rate-limit headers (no key, no limits known)', async () => {
+    const res = await get(`${guard.url}/echo`);
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toBe('Bearer');
+    expect(res.headers.get('ratelimit-policy')).toBeNull();
+    expect(res.headers.get('ratelimit')).toBeNull();
   });
 });

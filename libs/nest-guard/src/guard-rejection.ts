@@ -1,19 +1,11 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
-import { PROBLEM_CONTENT_TYPE, problemDocument } from '@tollgate/contracts';
+import { PROBLEM_CONTENT_TYPE, problemDocument, type ErrorCode, type Problem } from '@tollgate/contracts';
 
-export type GuardRejectionCode = 'UNAUTHORIZED' | 'KEY_DISABLED' | 'KEY_EXPIRED' | 'RATE_LIMITED' | 'QUOTA_EXCEEDED' | 'STORE_UNAVAILABLE' | 'SERVICE_UNAVAILABLE';
+/** The contract's error codes the guard answers with. */
+export type GuardRejectionCode = Extract<ErrorCode, 'UNAUTHORIZED' | 'KEY_DISABLED' | 'KEY_EXPIRED' | 'RATE_LIMITED' | 'QUOTA_EXCEEDED' | 'STORE_UNAVAILABLE' | 'SERVICE_UNAVAILABLE'>;
 
-/** RFC 9457 body, the shape of the Tollgate contract's errors. */
-export interface GuardProblem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: GuardRejectionCode;
-  requestId: string;
-}
-
-export { PROBLEM_CONTENT_TYPE };
+/** RFC 9457 body, the contract's Problem with one of the guard's codes. */
+export type GuardProblem = Problem & { code: GuardRejectionCode };
 
 /** The reply methods used; a Fastify reply and an Express response both have them. */
 export interface ReplyLike {
@@ -24,36 +16,42 @@ export interface ReplyLike {
   readonly headersSent?: boolean;
 }
 
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
 /**
- * Thrown by TollgateGuard for every refusal: status, code, a caller-safe detail and the headers
- * to send (rate-limit headers, Retry-After, WWW-Authenticate). The guard has already set the
- * headers on the reply, so even Nest's default filter answers with them (as plain JSON);
- * register GuardRejectionFilter, or map it in your own filter, for problem+json.
+ * Thrown by TollgateGuard for every refusal: status, code, a caller-safe detail and the request id,
+ * with its problem+json body built once (also the HttpException response, so Nest's default
+ * filter answers with the same fields, as plain JSON). TollgateGuard sets every header of the
+ * answer (rate-limit headers, Retry-After, WWW-Authenticate) on the reply itself before throwing,
+ * so any filter sends them; `headers` is empty then, and only carries what a host that throws a
+ * GuardRejection of its own wants sent with it. Register GuardRejectionFilter, or map it in your
+ * own filter, for problem+json.
  */
 export class GuardRejection extends HttpException {
+  readonly problem: GuardProblem;
+
   constructor(
     readonly statusCode: number,
     readonly code: GuardRejectionCode,
     readonly detail: string,
-    readonly headers: Readonly<Record<string, string>> = {},
     readonly requestId = '',
+    readonly headers: Readonly<Record<string, string>> = NO_HEADERS,
   ) {
-    super(problemBody(statusCode, code, detail, requestId), statusCode);
+    const problem = Object.assign(problemDocument(statusCode, code, detail, requestId), { code });
+    super(problem, statusCode);
+    this.problem = problem;
   }
 
+  /** The problem+json body; with another request id when given one. */
   toProblem(requestId = this.requestId): GuardProblem {
-    return problemBody(this.statusCode, this.code, this.detail, requestId);
+    return requestId === this.problem.requestId ? this.problem : { ...this.problem, requestId };
   }
 }
 
-function problemBody(status: number, code: GuardRejectionCode, detail: string, requestId: string): GuardProblem {
-  return problemDocument(status, code, detail, requestId) as GuardProblem;
-}
-
-/** Writes the rejection as problem+json with its headers. */
+/** Writes the rejection as problem+json (the guard has already set its headers on the reply). */
 export function sendGuardRejection(rejection: GuardRejection, reply: ReplyLike, requestId = rejection.requestId): void {
   if (reply.sent === true || reply.headersSent === true) return;
-  for (const [name, value] of Object.entries(rejection.headers)) reply.header(name, value);
+  for (const name in rejection.headers) reply.header(name, rejection.headers[name]);
   reply.header('content-type', PROBLEM_CONTENT_TYPE);
   reply.status(rejection.statusCode);
   reply.send(JSON.stringify(rejection.toProblem(requestId)));

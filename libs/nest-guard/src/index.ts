@@ -1,4 +1,4 @@
-export { mostConstrained, rateLimitHeaders, rateLimitHeader, rateLimitPolicyHeader, retryAfterSeconds, sfString, type LimitState } from './rate-limit-headers';
+// The public API: what docs/guard.md documents and what the API, its tests and the bench use.
 export type {
   FailMode,
   GuardLimit,
@@ -10,23 +10,13 @@ export type {
   VerificationResult,
   VerifiedLimit,
 } from './key-record';
-export { KeyCache, type KeyCacheOptions, type KeyCacheStats } from './key-cache';
-export { BlockedKeys, type BlockedLimit, type BlockedMatch } from './blocked-keys';
-export { Deadlines } from './deadlines';
-export { CircuitBreaker, StoreTimeoutError, withTimeout, type BreakerState, type CircuitBreakerOptions } from './store-breaker';
-export {
-  InvalidationSubscriber,
-  invalidationChannel,
-  parseInvalidation,
-  publishInvalidation,
-  type InvalidationMessage,
-  type InvalidationSubscriberHandlers,
-} from './invalidation';
-export { createGuardRedis, type GuardRedisClient } from './redis-client';
+export type { KeyCacheStats } from './key-cache';
+export type { BreakerState } from './store-breaker';
+export { publishInvalidation, type InvalidationMessage } from './invalidation';
+export type { GuardRedisClient } from './redis-client';
 export {
   KeyVerifier,
   USAGE_METER_PREFIX,
-  limitIdentity,
   sha256Hex,
   type GuardLogger,
   type KeyVerifierOptions,
@@ -35,13 +25,7 @@ export {
   type VerifyOptions,
 } from './key-verifier';
 export { verificationHeaders } from './verification-headers';
-export { GuardRejection, GuardRejectionFilter, PROBLEM_CONTENT_TYPE, sendGuardRejection, type GuardProblem, type GuardRejectionCode, type ReplyLike } from './guard-rejection';
-export { RATE_LIMIT_COST_METADATA, RATE_LIMITS_METADATA, RateLimitCost, RateLimits, Verification } from './decorators';
-export { TollgateGuard, extractApiKey, type GuardedRequest } from './tollgate-guard';
-export {
-  TOLLGATE_GUARD_OPTIONS,
-  TollgateGuardModule,
-  type TollgateGuardModuleAsyncOptions,
-  type TollgateGuardModuleOptions,
-  type TollgateGuardOptions,
-} from './tollgate-guard.module';
+export { GuardRejection, GuardRejectionFilter, sendGuardRejection, type GuardProblem, type GuardRejectionCode, type ReplyLike } from './guard-rejection';
+export { RateLimitCost, RateLimits, Verification } from './decorators';
+export { TollgateGuard, type GuardedRequest } from './tollgate-guard';
+export { TollgateGuardModule, type TollgateGuardModuleAsyncOptions, type TollgateGuardModuleOptions, type TollgateGuardOptions } from './tollgate-guard.module';

@@ -11,6 +11,12 @@ describe('invalidation messages', () => {
     }
   });
 
+  it('keeps the sender\'s origin when there is one, and accepts messages without it', () => {
+    expect(parseInvalidation('{"kind":"key","id":"k1","origin":"v-1"}')).toEqual({ kind: 'key', id: 'k1', origin: 'v-1' });
+    expect(parseInvalidation('{"kind":"all","origin":"v-1"}')).toEqual({ kind: 'all', origin: 'v-1' });
+    expect(parseInvalidation('{"kind":"plan","id":"p1","origin":42}')).toEqual({ kind: 'plan', id: 'p1' });
+  });
+
   it('uses <prefix>invalidate as the channel', () => {
     expect(invalidationChannel('tg:')).toBe('tg:invalidate');
   });

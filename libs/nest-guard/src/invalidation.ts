@@ -1,7 +1,11 @@
 import type { GuardRedisClient } from './redis-client';
 
-/** What changed: one key, every key of a plan, or anything (e.g. after a bulk import). */
-export type InvalidationMessage = { kind: 'key'; id: string } | { kind: 'plan'; id: string } | { kind: 'all' };
+/**
+ * What changed: one key, every key of a plan, or anything (e.g. after a bulk import). `origin`:
+ * the id of the verifier that sent it (KeyVerifier.broadcastInvalidation), so that verifier skips
+ * its own echo; messages without one (publishInvalidation from an admin connection) apply everywhere.
+ */
+export type InvalidationMessage = ({ kind: 'key'; id: string } | { kind: 'plan'; id: string } | { kind: 'all' }) & { origin?: string };
 
 export function invalidationChannel(prefix: string): string {
   return `${prefix}invalidate`;
@@ -28,9 +32,10 @@ export function parseInvalidation(raw: string): InvalidationMessage | undefined 
     return undefined;
   }
   if (value === null || typeof value !== 'object') return undefined;
-  const { kind, id } = value as { kind?: unknown; id?: unknown };
-  if (kind === 'all') return { kind };
-  if ((kind === 'key' || kind === 'plan') && typeof id === 'string' && id.length > 0) return { kind, id };
+  const { kind, id, origin } = value as { kind?: unknown; id?: unknown; origin?: unknown };
+  const from = typeof origin === 'string' && origin.length > 0 ? { origin } : undefined;
+  if (kind === 'all') return { kind, ...from };
+  if ((kind === 'key' || kind === 'plan') && typeof id === 'string' && id.length > 0) return { kind, id, ...from };
   return undefined;
 }
 

@@ -51,6 +51,42 @@ describe('KeyCache', () => {
     expect(db.calls).toEqual(['b']);
   });
 
+  it('keeps unknown secrets in their own smaller LRU: a flood of bad secrets never evicts a known key', async () => {
+    const db = source({ a: record('a'), b: record('b'), c: record('c') });
+    const cache = new KeyCache(db.lookup, { maxEntries: 3, negativeMaxEntries: 2 });
+    for (const h of ['a', 'b', 'c']) await cache.get(h);
+    for (let i = 0; i < 1000; i++) expect(await cache.get(`bad_${i}`)).toBeNull();
+    expect(cache.stats()).toMatchObject({ size: 3, negativeSize: 2 });
+    db.calls.length = 0;
+    for (const h of ['a', 'b', 'c']) expect((await cache.get(h))?.id).toBe(h);
+    expect(db.calls).toEqual([]);
+    // The two most recent bad secrets are still known as unknown; older ones were evicted.
+    await cache.get('bad_999');
+    await cache.get('bad_998');
+    expect(db.calls).toEqual([]);
+    await cache.get('bad_0');
+    expect(db.calls).toEqual(['bad_0']);
+  });
+
+  it('defaults the unknown-secret LRU to a tenth of maxEntries', async () => {
+    const cache = new KeyCache(source({}).lookup, { maxEntries: 100 });
+    for (let i = 0; i < 50; i++) await cache.get(`bad_${i}`);
+    expect(cache.stats()).toMatchObject({ size: 0, negativeSize: 10 });
+  });
+
+  it('a secret that becomes a key moves from the unknown LRU to the known one', async () => {
+    let now = 0;
+    const db = source({});
+    const cache = new KeyCache(db.lookup, { negativeTtlMs: 1000, clock: () => now });
+    expect(await cache.get('h')).toBeNull();
+    db.rows.h = record('k1');
+    now = 1000;
+    expect((await cache.get('h'))?.id).toBe('k1');
+    expect(cache.stats()).toMatchObject({ size: 1, negativeSize: 0 });
+    cache.clear();
+    expect(cache.stats()).toMatchObject({ size: 0, negativeSize: 0 });
+  });
+
   it('forgets an unknown secret after the negative TTL (30 s), not before', async () => {
     let now = 1_000_000;
     const db = source({});

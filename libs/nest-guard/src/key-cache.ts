@@ -1,8 +1,13 @@
 import type { KeyLookup, KeyRecord } from './key-record';
 
 export interface KeyCacheOptions {
-  /** Bound on cached secrets (LRU). Default 10 000. */
+  /** Bound on cached known keys (LRU). Default 10 000. */
   maxEntries?: number;
+  /**
+   * Bound on cached unknown secrets, a separate LRU that can never evict a known key (a flood of
+   * random secrets only churns this one). Default max(1, maxEntries / 10).
+   */
+  negativeMaxEntries?: number;
   /** How long an unknown secret stays known as unknown. Default 30 s. */
   negativeTtlMs?: number;
   /** A known key older than this is served once more and reloaded in the background. Default 5 min. */
@@ -12,8 +17,8 @@ export interface KeyCacheOptions {
   onRefreshError?: (err: unknown) => void;
 }
 
-interface Entry {
-  record: KeyRecord | null;
+interface Entry<R extends KeyRecord | null> {
+  record: R;
   loadedAt: number;
 }
 
@@ -21,19 +26,25 @@ export interface KeyCacheStats {
   hits: number;
   misses: number;
   lookups: number;
+  /** Cached known keys. */
   size: number;
+  /** Cached unknown secrets. */
+  negativeSize: number;
 }
 
 /**
- * secretHash -> KeyRecord (or null: unknown secret), bounded LRU over a Map's insertion order.
- * Concurrent misses for one hash share one lookup; expiry is checked on read, so no timers.
- * Positive entries live until invalidated, with a safety max age after which they are
- * re-validated in the background while still being served.
+ * secretHash -> KeyRecord, or null for an unknown secret: two bounded LRUs over Maps' insertion
+ * order, one for known keys and a smaller one for unknown secrets, so bad secrets never push
+ * valid keys out (and their traffic onto the database). Concurrent misses for one hash share one
+ * lookup; expiry is checked on read, so no timers. Known keys live until invalidated, with a
+ * safety max age after which they are re-validated in the background while still being served.
  */
 export class KeyCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new Map<string, Entry<KeyRecord>>();
+  private readonly negatives = new Map<string, Entry<null>>();
   private readonly inflight = new Map<string, Promise<KeyRecord | null>>();
   private readonly maxEntries: number;
+  private readonly negativeMaxEntries: number;
   private readonly negativeTtlMs: number;
   private readonly maxAgeMs: number;
   private readonly clock: () => number;
@@ -49,36 +60,42 @@ export class KeyCache {
     opts: KeyCacheOptions = {},
   ) {
     this.maxEntries = positiveInt('maxEntries', opts.maxEntries ?? 10_000);
+    this.negativeMaxEntries = positiveInt('negativeMaxEntries', opts.negativeMaxEntries ?? Math.max(1, Math.floor(this.maxEntries / 10)));
     this.negativeTtlMs = opts.negativeTtlMs ?? 30_000;
     this.maxAgeMs = opts.maxAgeMs ?? 300_000;
     this.clock = opts.clock ?? Date.now;
     this.onRefreshError = opts.onRefreshError ?? (() => undefined);
   }
 
+  /** Cached known keys. */
   get size(): number {
     return this.entries.size;
   }
 
   stats(): KeyCacheStats {
-    return { hits: this.hits, misses: this.misses, lookups: this.lookups, size: this.entries.size };
+    return { hits: this.hits, misses: this.misses, lookups: this.lookups, size: this.entries.size, negativeSize: this.negatives.size };
   }
 
   /** The key for a secret hash: from the cache, or one shared lookup. Rejects when the lookup fails. */
   get(secretHash: string): Promise<KeyRecord | null> {
     const entry = this.entries.get(secretHash);
     if (entry !== undefined) {
-      const age = this.clock() - entry.loadedAt;
-      if (entry.record === null && age >= this.negativeTtlMs) {
-        this.entries.delete(secretHash);
-      } else {
+      this.hits++;
+      // Re-inserting moves the entry to the young end: that is the LRU.
+      this.entries.delete(secretHash);
+      this.entries.set(secretHash, entry);
+      if (this.clock() - entry.loadedAt >= this.maxAgeMs && !this.inflight.has(secretHash)) {
+        this.load(secretHash).catch(this.onRefreshError);
+      }
+      return Promise.resolve(entry.record);
+    }
+    const negative = this.negatives.get(secretHash);
+    if (negative !== undefined) {
+      this.negatives.delete(secretHash);
+      if (this.clock() - negative.loadedAt < this.negativeTtlMs) {
         this.hits++;
-        // Re-inserting moves the entry to the young end: that is the LRU.
-        this.entries.delete(secretHash);
-        this.entries.set(secretHash, entry);
-        if (entry.record !== null && age >= this.maxAgeMs && !this.inflight.has(secretHash)) {
-          this.load(secretHash).catch(this.onRefreshError);
-        }
-        return Promise.resolve(entry.record);
+        this.negatives.set(secretHash, negative);
+        return Promise.resolve(null);
       }
     }
     this.misses++;
@@ -97,13 +114,14 @@ export class KeyCache {
   clear(): void {
     this.generation++;
     this.entries.clear();
+    this.negatives.clear();
   }
 
   private drop(match: (record: KeyRecord) => boolean): number {
     this.generation++;
     let dropped = 0;
     for (const [hash, entry] of this.entries) {
-      if (entry.record !== null && match(entry.record)) {
+      if (match(entry.record)) {
         this.entries.delete(hash);
         dropped++;
       }
@@ -131,14 +149,26 @@ export class KeyCache {
   }
 
   private store(secretHash: string, record: KeyRecord | null): void {
-    const entries = this.entries;
-    entries.delete(secretHash);
-    entries.set(secretHash, { record, loadedAt: this.clock() });
-    while (entries.size > this.maxEntries) {
-      const oldest = entries.keys().next().value;
-      if (oldest === undefined) break;
-      entries.delete(oldest);
+    const loadedAt = this.clock();
+    if (record === null) {
+      this.entries.delete(secretHash);
+      this.negatives.delete(secretHash);
+      this.negatives.set(secretHash, { record, loadedAt });
+      evictOldest(this.negatives, this.negativeMaxEntries);
+    } else {
+      this.negatives.delete(secretHash);
+      this.entries.delete(secretHash);
+      this.entries.set(secretHash, { record, loadedAt });
+      evictOldest(this.entries, this.maxEntries);
     }
+  }
+}
+
+function evictOldest(entries: Map<string, unknown>, maxEntries: number): void {
+  while (entries.size > maxEntries) {
+    const oldest = entries.keys().next().value;
+    if (oldest === undefined) break;
+    entries.delete(oldest);
   }
 }
 

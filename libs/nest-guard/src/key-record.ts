@@ -46,7 +46,9 @@ export interface VerifiedLimit {
   remaining: number;
   /** Ms until the limit is fully reset (the engine's resetMs). */
   resetMs: number;
-  /** Only on a limit that blocked this request: ms until it admits this cost. */
+  /** This limit refused the request (it may still have some room, just less than the cost). */
+  blocked?: boolean;
+  /** Only on a limit that blocked this request: ms until it admits this cost; absent when it never can. */
   retryAfterMs?: number;
 }
 
@@ -67,19 +69,27 @@ export interface VerificationResult {
   keyId?: string;
   ownerId?: string | null;
   planId?: string;
-  /** Per-limit state after this decision; empty when it is unknown (invalid key, store down in mode open/closed). */
+  /**
+   * Per-limit state after this decision; empty when it is unknown (invalid key, store down under
+   * failMode closed). Under failMode open/local with the store down: the instance's own counters.
+   */
   limits: VerifiedLimit[];
   quota?: { limit: number; remaining: number; resetAt: number };
   /** On RATE_LIMITED / QUOTA_EXCEEDED: ms until this cost can pass; absent when it never can. */
   retryAfterMs?: number;
+  /** On RATE_LIMITED / QUOTA_EXCEEDED: the cost is larger than a refusing limit (or the quota) can ever admit. */
+  neverFits?: boolean;
   /** Leaky bucket with shaping: wait this long before proceeding. */
   delayMs?: number;
   /** Decided without Redis (failMode open or local). */
   degraded?: boolean;
   /** failMode closed and Redis unreachable or too slow: nothing was decided. */
   storeUnavailable?: boolean;
-  /** The limits (and quota) that apply, known even when their state is not. */
-  policy?: PolicyItem[];
+  /**
+   * The limits (and quota) that apply, known even when their state is not; for an unknown key the
+   * verifier's `defaultPolicy`, if any. Shared between results: do not mutate.
+   */
+  policy?: readonly PolicyItem[];
   /** Clock of the decision: Redis TIME when Redis decided, the instance's clock otherwise. */
   nowMs: number;
 }

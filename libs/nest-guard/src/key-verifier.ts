@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import {
   InvalidLimitParamsError,
   MemoryStore,
@@ -32,17 +32,20 @@ export interface KeyVerifierOptions {
   /** Redis key and channel prefix, default `tg:`. */
   prefix?: string;
   lookup: KeyLookup;
-  /** Cached secrets (LRU), default 10 000. */
+  /** Cached known keys (LRU), default 10 000. Also bounds the blocked-key shortcut's table. */
   cacheSize?: number;
+  /** Cached unknown secrets, a separate LRU that never evicts known keys; default cacheSize / 10. */
+  negativeCacheSize?: number;
   /** How long an unknown secret is remembered as unknown, default 30 000 ms. */
   negativeCacheTtlMs?: number;
   /** Age after which a cached key is re-validated in the background, default 300 000 ms. */
   cacheMaxAgeMs?: number;
-  /** Deadline of one store call, default 50 ms. */
+  /** Deadline of one store call, default 50 ms: a slower answer is a store failure (failMode applies). */
   storeTimeoutMs?: number;
   /**
-   * While Redis keeps answering other calls (draining a burst), a call may wait past
-   * storeTimeoutMs, up to this long in all; default max(storeTimeoutMs, 1000) ms.
+   * Opt-in, beyond the contract's strict deadline: while Redis keeps answering other calls
+   * (draining a burst), a call may wait past storeTimeoutMs, up to this long in all. Default
+   * storeTimeoutMs (no extension).
    */
   storeMaxWaitMs?: number;
   /** Consecutive store failures that open the breaker, default 5. */
@@ -54,7 +57,7 @@ export interface KeyVerifierOptions {
   /** Subscribe to `<prefix>invalidate` (default true when a Redis connection is given). */
   liveInvalidation?: boolean;
   logger?: GuardLogger;
-  /** Local clock (expiry, blocked-key shortcut, cache ages), default Date.now. */
+  /** Local clock (expiry, blocked-key shortcut, cache ages, breaker), default Date.now. */
   clock?: () => number;
   /**
    * Called with every decision, synchronously, after it is made (e.g. to raise quota or rate-limit
@@ -63,6 +66,11 @@ export interface KeyVerifierOptions {
   onDecision?: (result: VerificationResult) => void;
   /** Count every decision in the usage buckets (same round trip). Default true; off only to measure its cost. */
   metering?: boolean;
+  /**
+   * Advertised when no key is known (no key, unknown key, failed lookup), so those answers carry
+   * rate-limit headers too (`r=0;t=0`): e.g. the limits of the default plan. Default none.
+   */
+  defaultPolicy?: readonly PolicyItem[];
 }
 
 export interface VerifyOptions {
@@ -97,13 +105,28 @@ interface Selection {
   checks: LimitCheck[];
   windows: number[];
   names: string[];
-  policy: PolicyItem[];
+  policy: readonly PolicyItem[];
+  /** `policy` plus the quota item, for the quota period it was built in. */
+  withQuota?: { startMs: number; endMs: number; policy: readonly PolicyItem[] };
 }
 
+interface Base {
+  keyId: string;
+  ownerId: string | null;
+  planId: string;
+}
+
+/** What the hot path needs of a cached key, built once per KeyRecord. */
 interface Compiled {
+  record: KeyRecord;
+  base: Base;
+  meter: MeterTarget;
   all: Selection;
   quota: QuotaCheck | undefined;
-  selections: Map<string, Selection>;
+  /** Route selections by the decorator's metadata array (the same array on every request)... */
+  byArray: WeakMap<readonly string[], Selection>;
+  /** ...and by names, for callers that pass a fresh array each time. */
+  byNames: Map<string, Selection>;
 }
 
 const compiledByRecord = new WeakMap<KeyRecord, Compiled>();
@@ -122,6 +145,9 @@ export class KeyVerifier {
   readonly cache: KeyCache;
   readonly counters: VerifierCounters = { degradedDecisions: 0, storeFailures: 0, storeUnavailable: 0, blockedShortcuts: 0 };
   readonly prefix: string;
+  /** This verifier's id in the invalidations it broadcasts, so it skips their echo. */
+  readonly origin = randomUUID();
+  readonly defaultPolicy: readonly PolicyItem[] | undefined;
   private readonly store: RateLimitStore;
   private readonly localStore: MemoryStore;
   private readonly blocked: BlockedKeys;
@@ -143,9 +169,12 @@ export class KeyVerifier {
     this.logger = opts.logger;
     this.onDecision = opts.onDecision;
     this.metering = opts.metering ?? true;
-    this.deadlines = new Deadlines(opts.storeTimeoutMs ?? 50, opts.storeMaxWaitMs ?? Math.max(opts.storeTimeoutMs ?? 50, 1000));
+    this.defaultPolicy = opts.defaultPolicy !== undefined && opts.defaultPolicy.length > 0 ? opts.defaultPolicy.map((item) => ({ ...item })) : undefined;
+    const storeTimeoutMs = opts.storeTimeoutMs ?? 50;
+    this.deadlines = new Deadlines(storeTimeoutMs, opts.storeMaxWaitMs ?? storeTimeoutMs);
     this.cache = new KeyCache(opts.lookup, {
       maxEntries: opts.cacheSize,
+      negativeMaxEntries: opts.negativeCacheSize,
       negativeTtlMs: opts.negativeCacheTtlMs,
       maxAgeMs: opts.cacheMaxAgeMs,
       clock: this.clock,
@@ -156,6 +185,7 @@ export class KeyVerifier {
     this.breaker = new CircuitBreaker({
       failureThreshold: opts.breakerFailureThreshold,
       openMs: opts.breakerOpenMs,
+      clock: this.clock,
       onChange: (state) =>
         this.logger?.warn(state === 'open' ? 'tollgate: rate-limit store unreachable, breaker open (fail modes apply)' : 'tollgate: rate-limit store back, breaker closed'),
     });
@@ -175,7 +205,10 @@ export class KeyVerifier {
       const connection = this.client.duplicate();
       connection.on('error', () => undefined);
       this.subscriber = new InvalidationSubscriber(connection, invalidationChannel(this.prefix), {
-        onMessage: (message) => this.invalidate(message),
+        // Our own broadcasts were applied here when sent: their echo would only drop the cache again.
+        onMessage: (message) => {
+          if (message.origin !== this.origin) this.invalidate(message);
+        },
         // Messages sent while we were disconnected are lost: forget everything instead.
         onSubscribed: () => this.invalidate({ kind: 'all' }),
         onError: (err) => this.logger?.warn(`tollgate: invalidation subscribe failed: ${describe(err)}`),
@@ -216,6 +249,26 @@ export class KeyVerifier {
     };
   }
 
+  /**
+   * health(), after checking the store if the breaker is due for a probe (half-open): one PING
+   * through the breaker and the deadline, whose success closes it. The breaker otherwise changes
+   * only with traffic, so an idle instance would report "degraded" long after Redis is back.
+   * Never throws; a closed breaker or one still cooling down sends nothing.
+   */
+  async probe(): Promise<VerifierHealth> {
+    const client = this.client;
+    if (client !== undefined && this.breaker.state === 'half-open' && this.breaker.tryAcquire()) {
+      try {
+        await this.deadlines.run(client.ping());
+        this.breaker.success();
+      } catch {
+        this.breaker.failure();
+        this.counters.storeFailures++;
+      }
+    }
+    return this.health();
+  }
+
   cacheStats(): KeyCacheStats {
     return this.cache.stats();
   }
@@ -235,13 +288,14 @@ export class KeyVerifier {
   }
 
   /**
-   * Applies an invalidation here at once and publishes it to every instance (this one ignores the
-   * echo harmlessly). Call after the change is committed. Rejects when Redis is unreachable.
+   * Applies an invalidation here at once and publishes it to every other instance (tagged with
+   * this verifier's origin, so its own echo is skipped). Call after the change is committed.
+   * Rejects when Redis is unreachable.
    */
   async broadcastInvalidation(message: InvalidationMessage): Promise<number> {
     this.invalidate(message);
     if (this.client === undefined) return 0;
-    return publishInvalidation(this.client, this.prefix, message);
+    return publishInvalidation(this.client, this.prefix, { ...message, origin: this.origin });
   }
 
   async verify(secret: string, opts: VerifyOptions = {}): Promise<VerificationResult> {
@@ -262,12 +316,14 @@ export class KeyVerifier {
     const now = this.clock();
     if (record === null) {
       this.meterInvalid('-');
-      return { valid: false, code: 'NOT_FOUND', limits: [], nowMs: now };
+      const unknown: VerificationResult = { valid: false, code: 'NOT_FOUND', limits: [], nowMs: now };
+      if (this.defaultPolicy !== undefined) unknown.policy = this.defaultPolicy;
+      return unknown;
     }
     const compiled = compile(record);
     const selection = select(compiled, opts.limits);
-    const policy = policyFor(selection, record, now);
-    const base = { keyId: record.id, ownerId: record.ownerId, planId: record.planId };
+    const policy = policyFor(selection, compiled, now);
+    const base = compiled.base;
     if (!record.enabled || (record.expiresAt !== null && record.expiresAt <= now)) {
       this.meterInvalid(record.id);
       return { valid: false, code: record.enabled ? 'EXPIRED' : 'DISABLED', ...base, limits: [], policy, nowMs: now };
@@ -280,25 +336,36 @@ export class KeyVerifier {
     if (blocked !== undefined) {
       this.counters.blockedShortcuts++;
       const limits: VerifiedLimit[] = blocked.limits.map((b) => {
-        const window = selection.windows[selection.names.indexOf(b.name)];
-        const limit = selection.checks[selection.names.indexOf(b.name)].params.limit;
-        return { name: b.name, limit, windowMs: window, remaining: 0, resetMs: b.resetMs, retryAfterMs: b.retryAfterMs };
+        const i = selection.names.indexOf(b.name);
+        return { name: b.name, limit: selection.checks[i].params.limit, windowMs: selection.windows[i], remaining: 0, resetMs: b.resetMs, blocked: true, retryAfterMs: b.retryAfterMs };
       });
       return { valid: false, code: 'RATE_LIMITED', ...base, limits, policy, retryAfterMs: blocked.retryAfterMs, nowMs: now };
     }
 
-    const meter: MeterTarget | undefined = this.metering ? { keyPrefix: USAGE_METER_PREFIX, member: record.id } : undefined;
-    const request: CheckRequest = { limits: selection.checks, cost, quota: compiled.quota, meter };
+    const request: CheckRequest = { limits: selection.checks, cost, quota: compiled.quota, meter: this.metering ? compiled.meter : undefined };
     const result = await this.checkStore(request);
     if (result !== undefined) {
       const verification = toVerification(result, selection, base, policy);
-      if (result.code === 'RATE_LIMITED') this.blocked.remember(record.id, record.planId, cost, verification.limits, now);
+      // Sent at `now`, answered now: the block ends by the first, its Retry-After counts from the second.
+      if (result.code === 'RATE_LIMITED') this.blocked.remember(record.id, record.planId, cost, verification.limits, now, this.clock());
       return verification;
     }
     switch (record.failMode) {
-      case 'open':
+      case 'open': {
         this.counters.degradedDecisions++;
-        return { valid: true, code: 'VALID', ...base, limits: [], policy, degraded: true, nowMs: now };
+        // Admitted whatever happens; the instance's own counters only give the headers real numbers.
+        const local = this.localStore.checkSync({ limits: selection.checks, cost, quota: compiled.quota });
+        const limits: VerifiedLimit[] = local.limits.map((outcome, i) => ({
+          name: outcome.name,
+          limit: outcome.limit,
+          windowMs: selection.windows[i],
+          remaining: outcome.remaining,
+          resetMs: outcome.resetMs,
+        }));
+        const open: VerificationResult = { valid: true, code: 'VALID', ...base, limits, policy, degraded: true, nowMs: local.nowMs };
+        if (local.quota !== undefined) open.quota = { limit: local.quota.limit, remaining: local.quota.remaining, resetAt: local.quota.resetAt };
+        return open;
+      }
       case 'local': {
         this.counters.degradedDecisions++;
         const local = this.localStore.checkSync({ limits: selection.checks, cost, quota: compiled.quota });
@@ -343,12 +410,7 @@ export class KeyVerifier {
   }
 }
 
-function toVerification(
-  result: CheckResult,
-  selection: Selection,
-  base: { keyId: string; ownerId: string | null; planId: string },
-  policy: PolicyItem[],
-): VerificationResult {
+function toVerification(result: CheckResult, selection: Selection, base: Base, policy: readonly PolicyItem[]): VerificationResult {
   const limits: VerifiedLimit[] = result.limits.map((outcome, i) => {
     const item: VerifiedLimit = {
       name: outcome.name,
@@ -357,12 +419,18 @@ function toVerification(
       remaining: outcome.remaining,
       resetMs: outcome.resetMs,
     };
-    if (!outcome.allowed && !outcome.neverFits && outcome.retryAfterMs > 0) item.retryAfterMs = outcome.retryAfterMs;
+    if (!outcome.allowed) {
+      item.blocked = true;
+      if (!outcome.neverFits && Number.isFinite(outcome.retryAfterMs)) item.retryAfterMs = outcome.retryAfterMs;
+    }
     return item;
   });
   const out: VerificationResult = { valid: result.allowed, code: result.code, ...base, limits, policy, nowMs: result.nowMs };
   if (result.quota !== undefined) out.quota = { limit: result.quota.limit, remaining: result.quota.remaining, resetAt: result.quota.resetAt };
-  if (!result.allowed && Number.isFinite(result.retryAfterMs)) out.retryAfterMs = result.retryAfterMs;
+  if (!result.allowed) {
+    if (Number.isFinite(result.retryAfterMs)) out.retryAfterMs = result.retryAfterMs;
+    if (result.neverFits) out.neverFits = true;
+  }
   if (result.allowed && result.delayMs > 0) out.delayMs = result.delayMs;
   return out;
 }
@@ -385,24 +453,31 @@ function compile(record: KeyRecord): Compiled {
   }));
   const quota: QuotaCheck | undefined =
     record.quota === null ? undefined : { identity: `key:${record.id}`, limit: record.quota.limit, period: record.quota.period, resetDay: record.quota.resetDay };
-  compiled = { all: selectionOf(checks, record.limits), quota, selections: new Map() };
+  compiled = {
+    record,
+    base: { keyId: record.id, ownerId: record.ownerId, planId: record.planId },
+    meter: { keyPrefix: USAGE_METER_PREFIX, member: record.id },
+    all: {
+      checks,
+      windows: record.limits.map((limit) => limit.windowMs),
+      names: record.limits.map((limit) => limit.name),
+      policy: record.limits.map((limit) => ({ name: limit.name, limit: limit.limit, windowMs: limit.windowMs })),
+    },
+    quota,
+    byArray: new WeakMap(),
+    byNames: new Map(),
+  };
   compiledByRecord.set(record, compiled);
   return compiled;
 }
 
-function selectionOf(checks: LimitCheck[], limits: GuardLimit[]): Selection {
-  return {
-    checks,
-    windows: limits.map((limit) => limit.windowMs),
-    names: limits.map((limit) => limit.name),
-    policy: limits.map((limit) => ({ name: limit.name, limit: limit.limit, windowMs: limit.windowMs })),
-  };
-}
-
+/** The route's selection of the key's limits, built once per (record, selection). */
 function select(compiled: Compiled, names: readonly string[] | undefined): Selection {
   if (names === undefined) return compiled.all;
+  let selection = compiled.byArray.get(names);
+  if (selection !== undefined) return selection;
   const cacheKey = names.join('\u0000');
-  let selection = compiled.selections.get(cacheKey);
+  selection = compiled.byNames.get(cacheKey);
   if (selection === undefined) {
     const all = compiled.all;
     const indexes = all.names.flatMap((name, i) => (names.includes(name) ? [i] : []));
@@ -412,16 +487,25 @@ function select(compiled: Compiled, names: readonly string[] | undefined): Selec
       names: indexes.map((i) => all.names[i]),
       policy: indexes.map((i) => all.policy[i]),
     };
-    compiled.selections.set(cacheKey, selection);
+    compiled.byNames.set(cacheKey, selection);
   }
+  compiled.byArray.set(names, selection);
   return selection;
 }
 
-/** The applied limits, then the quota as `quota` with its current calendar period as window. */
-function policyFor(selection: Selection, record: KeyRecord, nowMs: number): PolicyItem[] {
-  if (record.quota === null) return selection.policy;
-  const { startMs, endMs } = quotaPeriod(nowMs, record.quota.period, record.quota.resetDay);
-  return [...selection.policy, { name: 'quota', limit: record.quota.limit, windowMs: endMs - startMs }];
+/**
+ * The applied limits, then the quota as `quota` with its current calendar period as window. One
+ * array per selection (and per quota period), so its RateLimit-Policy string is built once too.
+ */
+function policyFor(selection: Selection, compiled: Compiled, nowMs: number): readonly PolicyItem[] {
+  const quota = compiled.record.quota;
+  if (quota === null) return selection.policy;
+  const cached = selection.withQuota;
+  if (cached !== undefined && nowMs >= cached.startMs && nowMs < cached.endMs) return cached.policy;
+  const { startMs, endMs } = quotaPeriod(nowMs, quota.period, quota.resetDay);
+  const policy = [...selection.policy, { name: 'quota', limit: quota.limit, windowMs: endMs - startMs }];
+  selection.withQuota = { startMs, endMs, policy };
+  return policy;
 }
 
 function describe(err: unknown): string {

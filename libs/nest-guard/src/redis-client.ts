@@ -11,6 +11,7 @@ type EventListener = (...args: any[]) => void;
  */
 export interface GuardRedisClient extends RedisScriptClient {
   readonly status: string;
+  ping(): Promise<unknown>;
   publish(channel: string, message: string): Promise<number>;
   subscribe(channel: string): Promise<unknown>;
   duplicate(): GuardRedisClient;

@@ -77,25 +77,3 @@ export class StoreTimeoutError extends Error {
     super(`store did not answer within ${timeoutMs} ms`);
   }
 }
-
-/**
- * Settles with `promise`, or rejects with StoreTimeoutError after `ms`. The timer is cleared as
- * soon as either happens, so no timer outlives its call. The late answer, if any, is dropped.
- */
-export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    // A busy event loop runs due timers before it reads sockets: let replies that have already
-    // arrived be read first (one poll phase), so our own backlog is not mistaken for a slow Redis.
-    const timer = setTimeout(() => setImmediate(() => reject(new StoreTimeoutError(ms))), ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (err: unknown) => {
-        clearTimeout(timer);
-        reject(err);
-      },
-    );
-  });
-}

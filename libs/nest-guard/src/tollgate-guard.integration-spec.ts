@@ -25,7 +25,7 @@ describe('TollgateGuard on a Nest + Fastify app with real Redis', () => {
     ]));
     table.set('tg_fixed', rec('k_fixed', [{ name: 'per2s', algorithm: 'fixed_window', limit: 2, windowMs: 2000, scope: 'key' }]));
     table.set('tg_disabled', rec('k_disabled', [{ name: 'burst', algorithm: 'token_bucket', limit: 5, windowMs: 1000, scope: 'key' }], { enabled: false }));
-    table.set('tg_expired', rec('k_expired', [], { expiresAt: Date.now() - 1 }));
+    table.set('tg_expired', rec('k_expired', [{ name: 'per_min', algorithm: 'fixed_window', limit: 60, windowMs: 60_000, scope: 'key' }], { expiresAt: Date.now() - 1 }));
     table.set('tg_quota', rec('k_quota', [], { quota: { limit: 2, period: 'day', resetDay: 1 } }));
     table.set('tg_costly', rec('k_costly', [{ name: 'burst', algorithm: 'fixed_window', limit: 10, windowMs: 600_000, scope: 'key' }]));
     table.set('tg_select', rec('k_select', [
@@ -35,7 +35,7 @@ describe('TollgateGuard on a Nest + Fastify app with real Redis', () => {
     table.set('tg_shaped', rec('k_shaped', [{ name: 'smooth', algorithm: 'leaky_bucket', limit: 5, windowMs: 1000, burst: 3, scope: 'key', shaping: true }]));
     table.set('tg_unshaped', rec('k_unshaped', [{ name: 'smooth', algorithm: 'leaky_bucket', limit: 5, windowMs: 1000, burst: 3, scope: 'key' }]));
     table.set('tg_warm', rec('k_warm', [{ name: 'burst', algorithm: 'token_bucket', limit: 1000, windowMs: 1000, scope: 'key' }]));
-    guard = await startGuardApp({ redis: TEST_REDIS_URL, prefix, lookup: table.lookup });
+    guard = await startGuardApp({ redis: TEST_REDIS_URL, prefix, lookup: table.lookup, defaultPolicy: [{ name: 'default', limit: 60, windowMs: 60_000 }] });
     redis = new Redis(TEST_REDIS_URL);
   });
 
@@ -49,11 +49,21 @@ describe('TollgateGuard on a Nest + Fastify app with real Redis', () => {
     await expect.poll(() => guard.verifier.health(), { timeout: 2000 }).toEqual({ store: 'up', breaker: 'closed', invalidation: 'live' });
   });
 
-  it('401 UNAUTHORIZED problem+json without a key, and for an unknown key', async () => {
+  /** Every rate-limit header, well formed, naming `name` with r=0;t=0 (state unknown or not applicable). */
+  function expectUnknownState(res: Response, name: string, q: number, w: number) {
+    expect(parseSfList(res.headers.get('ratelimit-policy'))).toContainEqual({ name, params: { q, w } });
+    expect(parseSfList(res.headers.get('ratelimit'))).toEqual([{ name, params: { r: 0, t: 0 } }]);
+    expect(res.headers.get('x-ratelimit-limit')).toBe(String(q));
+    expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(Math.abs(Number(res.headers.get('x-ratelimit-reset')) - Date.now() / 1000)).toBeLessThan(5);
+  }
+
+  it('401 UNAUTHORIZED problem+json without a key, and for an unknown key, with the defaultPolicy in the headers', async () => {
     const missing = await get(`${guard.url}/echo`);
     expect(missing.status).toBe(401);
     expect(missing.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(missing.headers.get('www-authenticate')).toBe('Bearer');
+    expectUnknownState(missing, 'default', 60, 60);
     const body: any = await missing.json();
     expect(body).toMatchObject({ type: 'https://tollgate.dev/problems/unauthorized', title: 'Unauthorized', status: 401, code: 'UNAUTHORIZED' });
     expect(typeof body.detail).toBe('string');
@@ -62,19 +72,24 @@ describe('TollgateGuard on a Nest + Fastify app with real Redis', () => {
     for (const via of ['bearer', 'x-api-key'] as const) {
       const unknown = await get(`${guard.url}/echo`, 'tg_nope', via);
       expect(unknown.status).toBe(401);
+      expect(unknown.headers.get('www-authenticate')).toBe('Bearer');
+      expectUnknownState(unknown, 'default', 60, 60);
       expect(((await unknown.json()) as any).code).toBe('UNAUTHORIZED');
     }
   });
 
-  it('403 KEY_DISABLED and KEY_EXPIRED, the disabled one still advertising its policy', async () => {
+  it('403 KEY_DISABLED and KEY_EXPIRED with every rate-limit header (its policy, r=0;t=0)', async () => {
     const disabled = await get(`${guard.url}/echo`, 'tg_disabled');
     expect(disabled.status).toBe(403);
     expect(disabled.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(((await disabled.json()) as any).code).toBe('KEY_DISABLED');
     expect(parseSfList(disabled.headers.get('ratelimit-policy'))).toEqual([{ name: 'burst', params: { q: 5, w: 1 } }]);
+    expectUnknownState(disabled, 'burst', 5, 1);
     const expired = await get(`${guard.url}/echo`, 'tg_expired');
     expect(expired.status).toBe(403);
     expect((await expired.json()) as any).toMatchObject({ status: 403, code: 'KEY_EXPIRED' });
+    expect(parseSfList(expired.headers.get('ratelimit-policy'))).toEqual([{ name: 'per_min', params: { q: 60, w: 60 } }]);
+    expectUnknownState(expired, 'per_min', 60, 60);
   });
 
   it('200 with well-formed RateLimit-Policy, RateLimit and X-RateLimit-* headers, and the verification on the request', async () => {
@@ -144,6 +159,38 @@ describe('TollgateGuard on a Nest + Fastify app with real Redis', () => {
     for (let i = 0; i < 3; i++) statuses.push((await get(`${guard.url}/costly`, 'tg_costly')).status);
     expect(statuses).toEqual([200, 200, 429]);
     expect((await get(`${guard.url}/echo`, 'tg_costly')).status).toBe(429); // 10 of 10 spent
+  });
+
+  it('cost 5 refused by two limits: the headers name the one that refuses longest (not the one with fewer left), agreeing with Retry-After', async () => {
+    table.set('tg_cost5', rec('k_cost5', [
+      { name: 'short', algorithm: 'fixed_window', limit: 5, windowMs: 10_000, scope: 'key' },
+      { name: 'long', algorithm: 'sliding_log', limit: 8, windowMs: 600_000, scope: 'key' },
+    ]));
+    for (let i = 0; i < 4; i++) expect((await get(`${guard.url}/echo`, 'tg_cost5')).status).toBe(200);
+    // short: at most 3 left (refuses cost 5 for <= 10 s); long: 4 left (refuses it for ~600 s).
+    const refused = await get(`${guard.url}/costly`, 'tg_cost5');
+    expect(refused.status).toBe(429);
+    const [watched] = parseSfList(refused.headers.get('ratelimit'));
+    expect(watched).toMatchObject({ name: 'long', params: { r: 4 } });
+    expect(watched.params.t).toBeGreaterThan(590);
+    expect(refused.headers.get('x-ratelimit-limit')).toBe('8');
+    expect(refused.headers.get('x-ratelimit-remaining')).toBe('4');
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(watched.params.t);
+    expect(retryAfter).toBeLessThanOrEqual(watched.params.t + 61); // jitter: at most 10 % of ~600 s
+  });
+
+  it('a cost that can never fit: 429 with a Retry-After of the window and a detail saying so', async () => {
+    table.set('tg_tiny', rec('k_tiny', [{ name: 'tiny', algorithm: 'fixed_window', limit: 3, windowMs: 60_000, scope: 'key' }]));
+    const refused = await get(`${guard.url}/costly`, 'tg_tiny');
+    expect(refused.status).toBe(429);
+    const body: any = await refused.json();
+    expect(body.code).toBe('RATE_LIMITED');
+    expect(body.detail).toMatch(/can ever admit/);
+    expect(parseSfList(refused.headers.get('ratelimit'))).toEqual([{ name: 'tiny', params: { r: 3, t: 60 } }]);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(60);
+    expect(retryAfter).toBeLessThanOrEqual(66); // plus at most 10 % of jitter
   });
 
   it('@RateLimits("burst") applies only that limit on its route', async () => {

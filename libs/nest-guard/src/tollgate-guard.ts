@@ -1,8 +1,8 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { InvalidLimitParamsError } from '@tollgate/rate-limit';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { RATE_LIMIT_COST_METADATA, RATE_LIMITS_METADATA } from './decorators';
+import { DelayQueue } from './delay-queue';
 import { GuardRejection, type GuardRejectionCode, type ReplyLike } from './guard-rejection';
 import type { VerificationResult } from './key-record';
 import { KeyVerifier } from './key-verifier';
@@ -32,14 +32,32 @@ function first(value: HeaderValue): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** A route's decorators, read once per (handler, controller). */
+interface RouteOptions {
+  cost: number;
+  /** The decorator's own array, the same on every request (the verifier caches by it). */
+  limits: readonly string[] | undefined;
+}
+
+/** Every shaped request of the process waits here: one timer in all, none per request. */
+const shapingDelays = new DelayQueue();
+
+const RATE_LIMITED_DETAIL = 'A rate limit of this API key is exhausted; retry after the time in Retry-After.';
+const NEVER_FITS_DETAIL = 'This request costs more than a rate limit of this API key can ever admit; retrying it will not help.';
+const QUOTA_EXCEEDED_DETAIL = 'The quota of this API key for this period is used up; retry after the time in Retry-After.';
+const QUOTA_NEVER_FITS_DETAIL = 'This request costs more than the whole quota of this API key; retrying it will not help.';
+
 /**
  * Enforces an API key on a route: 401 missing/unknown key, 403 disabled/expired, 429 rate limited
- * or quota exceeded, 503 when the store is down and the key's failMode is closed. Rate-limit
- * headers go on every answer (set on the reply directly); refusals throw GuardRejection.
- * Shaped requests (leaky bucket, shaping) are held for their delay, then let through.
+ * or quota exceeded, 503 when the store is down and the key's failMode is closed. Every header of
+ * the answer (rate limits, Retry-After, WWW-Authenticate) is set on the reply here, whatever the
+ * outcome; refusals then throw GuardRejection. Shaped requests (leaky bucket, shaping) are held
+ * for their delay in a shared delay queue, then let through.
  */
 @Injectable()
 export class TollgateGuard implements CanActivate {
+  private readonly routes = new WeakMap<object, WeakMap<object, RouteOptions>>();
+
   constructor(
     private readonly verifier: KeyVerifier,
     private readonly reflector: Reflector,
@@ -49,36 +67,70 @@ export class TollgateGuard implements CanActivate {
     const http = context.switchToHttp();
     const request = http.getRequest<GuardedRequest>();
     const reply = http.getResponse<ReplyLike>();
-    const requestId = request.id === undefined ? '' : String(request.id);
-    const targets = [context.getHandler(), context.getClass()];
-    const cost = this.reflector.getAllAndOverride<number | undefined>(RATE_LIMIT_COST_METADATA, targets) ?? 1;
-    const limits = this.reflector.getAllAndOverride<string[] | undefined>(RATE_LIMITS_METADATA, targets);
+    const route = this.route(context);
 
     const secret = extractApiKey(request.headers);
     if (secret === undefined) {
-      throw new GuardRejection(401, 'UNAUTHORIZED', 'An API key is required: send Authorization: Bearer <key> or X-API-Key.', { 'www-authenticate': 'Bearer' }, requestId);
+      this.setUnknownKeyHeaders(reply);
+      reply.header('www-authenticate', 'Bearer');
+      throw new GuardRejection(401, 'UNAUTHORIZED', 'An API key is required: send Authorization: Bearer <key> or X-API-Key.', requestIdOf(request));
     }
     let result: VerificationResult;
     try {
-      result = await this.verifier.verify(secret, { cost, limits });
+      result = await this.verifier.verify(secret, route);
     } catch (err) {
       if (err instanceof InvalidLimitParamsError) throw err;
       // The key lookup (the host's database) failed: nothing is known about this key.
-      throw new GuardRejection(503, 'SERVICE_UNAVAILABLE', 'The API key could not be checked right now; retry shortly.', { 'retry-after': '1' }, requestId);
+      this.setUnknownKeyHeaders(reply);
+      reply.header('retry-after', '1');
+      throw new GuardRejection(503, 'SERVICE_UNAVAILABLE', 'The API key could not be checked right now; retry shortly.', requestIdOf(request));
     }
     request.tollgate = result;
     const headers = verificationHeaders(result);
-    for (const [name, value] of Object.entries(headers)) reply.header(name, value);
+    for (const name in headers) reply.header(name, headers[name]);
 
     if (result.valid) {
-      if (result.delayMs !== undefined && result.delayMs > 0) await sleep(result.delayMs);
+      if (result.delayMs !== undefined && result.delayMs > 0) await shapingDelays.wait(result.delayMs);
       return true;
     }
     const [status, code, detail] = refusal(result);
-    const extra: Record<string, string> = status === 401 ? { 'www-authenticate': 'Bearer' } : status === 503 ? { 'retry-after': '1' } : {};
-    for (const [name, value] of Object.entries(extra)) reply.header(name, value);
-    throw new GuardRejection(status, code, detail, { ...headers, ...extra }, requestId);
+    if (status === 401) reply.header('www-authenticate', 'Bearer');
+    else if (status === 503) reply.header('retry-after', '1');
+    throw new GuardRejection(status, code, detail, requestIdOf(request));
   }
+
+  /** @RateLimitCost and @RateLimits of this route, read through the Reflector once. */
+  private route(context: ExecutionContext): RouteOptions {
+    const handler = context.getHandler();
+    const controller = context.getClass();
+    let byController = this.routes.get(handler);
+    let route = byController?.get(controller);
+    if (route === undefined) {
+      const targets = [handler, controller];
+      route = {
+        cost: this.reflector.getAllAndOverride<number | undefined>(RATE_LIMIT_COST_METADATA, targets) ?? 1,
+        limits: this.reflector.getAllAndOverride<string[] | undefined>(RATE_LIMITS_METADATA, targets),
+      };
+      if (byController === undefined) {
+        byController = new WeakMap();
+        this.routes.set(handler, byController);
+      }
+      byController.set(controller, route);
+    }
+    return route;
+  }
+
+  /** No key is known: the verifier's defaultPolicy, if it has one, with r=0;t=0. */
+  private setUnknownKeyHeaders(reply: ReplyLike): void {
+    const policy = this.verifier.defaultPolicy;
+    if (policy === undefined) return;
+    const headers = verificationHeaders({ valid: false, code: 'NOT_FOUND', limits: [], policy, nowMs: Date.now() });
+    for (const name in headers) reply.header(name, headers[name]);
+  }
+}
+
+function requestIdOf(request: GuardedRequest): string {
+  return request.id === undefined ? '' : String(request.id);
 }
 
 function refusal(result: VerificationResult): [number, GuardRejectionCode, string] {
@@ -91,12 +143,8 @@ function refusal(result: VerificationResult): [number, GuardRejectionCode, strin
     case 'EXPIRED':
       return [403, 'KEY_EXPIRED', 'The API key has expired.'];
     case 'QUOTA_EXCEEDED':
-      return [429, 'QUOTA_EXCEEDED', result.retryAfterMs === undefined ? 'This request costs more than the whole quota.' : 'The quota for this period is used up.'];
-    default: {
-      if (result.retryAfterMs === undefined) return [429, 'RATE_LIMITED', 'This request costs more than the rate limit can ever admit.'];
-      const blocking = result.limits.filter((limit) => limit.retryAfterMs !== undefined).map((limit) => `"${limit.name}"`);
-      const which = blocking.length > 0 ? ` ${blocking.join(', ')}` : '';
-      return [429, 'RATE_LIMITED', `Rate limit${which} exceeded; retry after ${Math.ceil(result.retryAfterMs / 1000)} s.`];
-    }
+      return [429, 'QUOTA_EXCEEDED', result.neverFits === true ? QUOTA_NEVER_FITS_DETAIL : QUOTA_EXCEEDED_DETAIL];
+    default:
+      return [429, 'RATE_LIMITED', result.neverFits === true ? NEVER_FITS_DETAIL : RATE_LIMITED_DETAIL];
   }
 }

@@ -1,36 +1,135 @@
-import type { VerificationResult } from './key-record';
-import { mostConstrained, rateLimitHeader, rateLimitPolicyHeader, retryAfterSeconds, type LimitState } from './rate-limit-headers';
+import type { PolicyItem, VerificationResult } from './key-record';
 
 /**
- * Response headers for a verification: `RateLimit-Policy` for every applied limit (and the quota,
- * named `quota`), `RateLimit` + `X-RateLimit-*` for the most constrained one whose state is known,
- * and `Retry-After` (jittered, never early) on a refusal with a known wait. A limit that blocked
- * reports `t` = the wait until it admits this cost; other limits their full-reset time.
+ * Response headers for a verification:
+ * - IETF draft-ietf-httpapi-ratelimit-headers, as Structured Fields (RFC 8941):
+ *   `RateLimit-Policy: "burst";q=10;w=1, "sustained";q=100;w=60` and `RateLimit: "burst";r=3;t=1`
+ * - the de-facto `X-RateLimit-Limit/Remaining/Reset` (Reset in Unix seconds), for the same limit
+ * - on a 429, `Retry-After` in whole seconds, never early, with jitter so rejected clients do not
+ *   all come back in the same second.
+ */
+
+/** The state of one limit (or the quota) as the headers describe it. */
+export interface LimitState {
+  name: string;
+  limit: number;
+  windowMs: number;
+  remaining: number;
+  /** ms until this limit has room: for a blocking limit, until it admits this cost. */
+  resetMs: number;
+  /** This limit refused the request (whatever its remaining count says). */
+  blocked: boolean;
+}
+
+/** RFC 8941 sf-string: quoted, with `\` and `"` escaped; other characters must be printable ASCII. */
+export function sfString(value: string): string {
+  const printable = value.replace(/[^\x20-\x7e]/g, '?');
+  return `"${printable.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+/** Seconds as an sf-integer, rounded up so a client never comes back early. */
+function seconds(ms: number): number {
+  return Math.max(0, Math.ceil(ms / 1000));
+}
+
+/**
+ * The limit the client should watch: the limits that refused this request first, the one that
+ * blocks longest; otherwise the one with the fewest requests remaining (absolute count, not a
+ * share of the limit; ties: the later reset).
+ */
+export function mostConstrained(limits: readonly LimitState[]): LimitState | undefined {
+  let best: LimitState | undefined;
+  for (const limit of limits) if (best === undefined || moreConstrained(limit, best)) best = limit;
+  return best;
+}
+
+/** Whether `a` should be watched rather than `b` (see mostConstrained). */
+function moreConstrained(a: LimitState, b: LimitState): boolean {
+  if (a.blocked !== b.blocked) return a.blocked;
+  if (a.blocked) return a.resetMs > b.resetMs;
+  return a.remaining < b.remaining || (a.remaining === b.remaining && a.resetMs > b.resetMs);
+}
+
+/** `RateLimit-Policy`, built once per policy array (the verifier reuses one array per route selection and quota period). */
+const policyHeaders = new WeakMap<readonly PolicyItem[], string>();
+
+export function rateLimitPolicyHeader(policy: readonly PolicyItem[]): string {
+  let header = policyHeaders.get(policy);
+  if (header === undefined) {
+    header = policy.map((item) => `${sfString(item.name)};q=${item.limit};w=${Math.max(1, seconds(item.windowMs))}`).join(', ');
+    policyHeaders.set(policy, header);
+  }
+  return header;
+}
+
+/**
+ * Whole seconds to wait: the true wait plus a random jitter of 0 to max(1 s, 10 % of the wait),
+ * rounded up, so it is never less than the true wait.
+ */
+export function retryAfterSeconds(waitMs: number, random: () => number = Math.random): number {
+  const wait = Math.max(0, waitMs);
+  const jitterMs = random() * Math.max(1000, wait * 0.1);
+  return Math.max(1, Math.ceil((wait + jitterMs) / 1000));
+}
+
+/**
+ * The headers of a verification, for every answer that has a policy to advertise:
+ * - `RateLimit-Policy`: every applied limit, then the quota as `quota` (window: its calendar period).
+ * - `RateLimit` + `X-RateLimit-*`: the most constrained limit (see mostConstrained). `t` is, for a
+ *   limit that refused this request, the wait until it admits this cost (its window when it never
+ *   can); otherwise the time until it is fully reset.
+ * - When no state is known (disabled/expired key, store down under failMode closed, unknown key
+ *   with a default policy): the first policy item with `r=0;t=0`, `X-RateLimit-Remaining: 0` and
+ *   `X-RateLimit-Reset` = now.
+ * - `Retry-After` on RATE_LIMITED / QUOTA_EXCEEDED: from the true wait, or, for a cost that can
+ *   never fit, from the window of the limit that refused it (a large value, so clients back off).
+ * No policy (unknown key without a default policy, a key without limits or quota): no headers.
  */
 export function verificationHeaders(result: VerificationResult, random: () => number = Math.random): Record<string, string> {
   const headers: Record<string, string> = {};
-  const states: LimitState[] = result.limits.map((limit) => ({
-    name: limit.name,
-    limit: limit.limit,
-    windowMs: limit.windowMs,
-    remaining: limit.remaining,
-    resetMs: limit.retryAfterMs ?? limit.resetMs,
-  }));
-  if (result.quota !== undefined) {
-    const windowMs = result.policy?.find((item) => item.name === 'quota')?.windowMs ?? 86_400_000;
-    states.push({ name: 'quota', limit: result.quota.limit, windowMs, remaining: result.quota.remaining, resetMs: Math.max(0, result.quota.resetAt - result.nowMs) });
+  const policy = result.policy;
+  if (policy === undefined || policy.length === 0) return headers;
+  headers['ratelimit-policy'] = rateLimitPolicyHeader(policy);
+
+  let watched: LimitState | undefined;
+  for (const limit of result.limits) {
+    const blocked = limit.blocked === true;
+    const state: LimitState = {
+      name: limit.name,
+      limit: limit.limit,
+      windowMs: limit.windowMs,
+      remaining: limit.remaining,
+      resetMs: blocked ? (limit.retryAfterMs ?? limit.windowMs) : limit.resetMs,
+      blocked,
+    };
+    if (watched === undefined || moreConstrained(state, watched)) watched = state;
   }
-  const policy = result.policy ?? states;
-  if (policy.length > 0) headers['ratelimit-policy'] = rateLimitPolicyHeader(policy.map((item) => ({ ...item, remaining: 0, resetMs: 0 })));
-  const watched = mostConstrained(states);
-  if (watched !== undefined) {
-    headers['ratelimit'] = rateLimitHeader(watched);
-    headers['x-ratelimit-limit'] = String(watched.limit);
-    headers['x-ratelimit-remaining'] = String(Math.max(0, Math.floor(watched.remaining)));
-    headers['x-ratelimit-reset'] = String(Math.ceil((result.nowMs + watched.resetMs) / 1000));
+  const quota = result.quota;
+  if (quota !== undefined) {
+    const last = policy[policy.length - 1];
+    const windowMs = last.name === 'quota' ? last.windowMs : 86_400_000;
+    const blocked = result.code === 'QUOTA_EXCEEDED';
+    const untilReset = Math.max(0, quota.resetAt - result.nowMs);
+    const state: LimitState = { name: 'quota', limit: quota.limit, windowMs, remaining: quota.remaining, resetMs: blocked && result.neverFits === true ? windowMs : untilReset, blocked };
+    if (watched === undefined || moreConstrained(state, watched)) watched = state;
   }
-  if ((result.code === 'RATE_LIMITED' || result.code === 'QUOTA_EXCEEDED') && result.retryAfterMs !== undefined) {
-    headers['retry-after'] = String(retryAfterSeconds(result.retryAfterMs, random));
+
+  if (watched === undefined) {
+    // The state is unknown or does not apply: name the first policy item, with nothing remaining.
+    const item = policy[0];
+    headers['ratelimit'] = `${sfString(item.name)};r=0;t=0`;
+    headers['x-ratelimit-limit'] = String(item.limit);
+    headers['x-ratelimit-remaining'] = '0';
+    headers['x-ratelimit-reset'] = String(Math.ceil(result.nowMs / 1000));
+    return headers;
+  }
+  const remaining = Math.max(0, Math.floor(watched.remaining));
+  headers['ratelimit'] = `${sfString(watched.name)};r=${remaining};t=${seconds(watched.resetMs)}`;
+  headers['x-ratelimit-limit'] = String(watched.limit);
+  headers['x-ratelimit-remaining'] = String(remaining);
+  headers['x-ratelimit-reset'] = String(Math.ceil((result.nowMs + watched.resetMs) / 1000));
+  if (result.code === 'RATE_LIMITED' || result.code === 'QUOTA_EXCEEDED') {
+    headers['retry-after'] = String(retryAfterSeconds(result.retryAfterMs ?? watched.resetMs, random));
   }
   return headers;
 }

@@ -25,8 +25,10 @@ export class HealthService {
     ]);
     if (postgres === 'down' || redis === 'down') return { status: 'down', postgres, redis };
     // Both answer a ping, yet rate limiting may still be running on its fail mode (breaker open
-    // after timeouts) or with stale caches (invalidations not being received): say so.
-    const guard = this.verifier?.health();
+    // after timeouts) or with stale caches (invalidations not being received): say so. probe()
+    // first lets a breaker that is due for a probe check Redis now (a PING through its deadline),
+    // so an idle instance does not stay "degraded" after Redis is back until some request comes.
+    const guard = await this.verifier?.probe();
     const degraded = guard !== undefined && (guard.breaker !== 'closed' || guard.invalidation === 'lost');
     return { status: degraded ? 'degraded' : 'ok', postgres, redis, ...(guard ? { rateLimiting: { breaker: guard.breaker, invalidation: guard.invalidation } } : {}) };
   }
