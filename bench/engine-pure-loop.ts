@@ -1,6 +1,6 @@
 // Child process of the engine suite: times one algorithm's pure function (or the MemoryStore) in
 // a fresh V8 isolate, so one algorithm's type feedback cannot slow down another's measurement.
-// Usage: node --import tsx bench/engine-pure-loop.ts <algorithm|store> <ms>
+// Usage: node --import tsx bench/engine-pure-loop.ts <algorithm|store|store-churn> <ms>
 import { decideLimit, MemoryStore, validateLimitParams, type Algorithm, type LimitCheck, type LimitState } from '../libs/rate-limit/src/index';
 
 function pure(algorithm: Algorithm, ms: number): number {
@@ -22,27 +22,41 @@ function pure(algorithm: Algorithm, ms: number): number {
   return (ops * 1000) / (performance.now() - began);
 }
 
-/** MemoryStore.checkSync over 10 000 identities: map lookups, LRU upkeep, result objects. */
-function store(ms: number): number {
+/**
+ * MemoryStore.checkSync over 10 000 identities, one token-bucket limit each, every decision
+ * admitted: what an in-process caller pays per decision (params/key cache, state lookup, LRU
+ * upkeep, the pure function, the result objects).
+ *
+ * - `store`: every identity's state is live when it comes round again (burst 1e9 refilling
+ *   1/s), so each decision reads and updates a stored entry: the steady state of active keys.
+ * - `store-churn`: limit 1e6/s, so a state refills within 1 ms and has expired by the time its
+ *   identity comes round again: each decision deletes the expired entry and inserts a new one.
+ */
+function store(ms: number, churn: boolean): number {
   const memory = new MemoryStore({ maxEntries: 50_000 });
-  const params = validateLimitParams({ algorithm: 'token_bucket', limit: 1_000_000, windowMs: 1000 });
+  const params = churn
+    ? validateLimitParams({ algorithm: 'token_bucket', limit: 1_000_000, windowMs: 1000 })
+    : validateLimitParams({ algorithm: 'token_bucket', limit: 1, windowMs: 1000, burst: 1_000_000_000 });
   const checks: LimitCheck[][] = Array.from({ length: 10_000 }, (_, i) => [{ name: 'burst', identity: `key:${i}`, params }]);
   let now = 1_780_000_000_000;
   let ops = 0;
+  let admitted = 0;
   const began = performance.now();
   const deadline = began + ms;
   while (performance.now() < deadline) {
     for (let i = 0; i < 4096; i++) {
-      memory.checkSync({ limits: checks[(ops + i) % 10_000], nowMs: now });
+      if (memory.checkSync({ limits: checks[(ops + i) % 10_000], nowMs: now }).allowed) admitted++;
       if ((i & 15) === 0) now++;
     }
     ops += 4096;
   }
-  return (ops * 1000) / (performance.now() - began);
+  const perSec = (ops * 1000) / (performance.now() - began);
+  if (admitted !== ops) throw new Error(`store loop left the admit path: ${ops - admitted} rejected`);
+  return perSec;
 }
 
 const [target, msText] = process.argv.slice(2);
 const ms = Number(msText);
-const measure = () => (target === 'store' ? store(ms) : pure(target as Algorithm, ms));
+const measure = () => (target === 'store' || target === 'store-churn' ? store(ms, target === 'store-churn') : pure(target as Algorithm, ms));
 measure(); // warm-up run: tier up before the measured one
 process.stdout.write(`${Math.round(measure())}\n`);

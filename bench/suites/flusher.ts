@@ -1,8 +1,13 @@
-// The usage flusher: decisions per second it moves from Redis minute buckets into the Postgres
-// rollups (minute + hour + day upserts, the UsageFlush marker, owner/plan lookup, lastUsedAt).
-// Buckets are filled with HINCRBY pipelines in the engine's exact layout (meterBucketKey /
-// meterIndexKey), for minutes already closed, then ONE flusher run moves them all; the figure is
-// total decisions / wall time of that run. Runs on a scratch database (migrated with the real
+// The usage flusher: how fast it moves Redis minute buckets into the Postgres rollups (minute +
+// hour + day upserts, the UsageFlush marker, owner/plan lookup, lastUsedAt). Buckets are filled
+// with HINCRBY pipelines in the engine's exact layout (meterBucketKey / meterIndexKey), for
+// minutes already closed, then ONE flusher run moves them all.
+//
+// The flusher's work is per key-minute (one row per key and minute, whatever its counts), so
+// decisions/s depends on how many decisions each row carries. The headline is therefore the
+// sparse case, one decision per key-minute (decisions/s = key-minutes/s, the floor); the
+// "typical" case carries random counts of 1..40 in each of the four outcome fields, so its
+// decisions/s grows with that maximum and is reported only as a secondary figure. Runs on a scratch database (migrated with the real
 // `prisma migrate deploy`, dropped afterwards) and a unique Redis prefix.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -10,6 +15,7 @@ import Module from 'node:module';
 import path from 'node:path';
 import Redis from 'ioredis';
 import { Client } from 'pg';
+import { deletePrefix } from '../../libs/rate-limit/src/redis-test-client.test-util';
 
 export const name = 'flusher';
 
@@ -53,7 +59,11 @@ interface Scenario {
   keys: number;
   /** Counts per `<keyId>|<outcome>` field are drawn from 1..maxCount. */
   maxCount: number;
+  /** Outcome fields written per key and minute. */
+  outcomes: readonly string[];
 }
+
+const ALL_OUTCOMES = ['valid', 'rateLimited', 'quotaExceeded', 'invalid'] as const;
 
 const RESULT_MARK = 'FLUSHER_BENCH_RESULT ';
 
@@ -98,14 +108,20 @@ async function measure(opts: { quick: boolean }): Promise<Record<string, unknown
     prisma = new PrismaService({ DATABASE_URL: url } as never);
     const repository = new UsageRepository(prisma);
 
+    // Sparse: one `valid` decision per key-minute. Typical: four outcome fields of 1..40 each.
+    // Warmup (not reported): one small flush first, so neither measured case pays the cold start
+    // (JIT, Postgres connection, first statements).
+    const warmup: Scenario = { label: 'Warmup', buckets: 1, keys: 500, maxCount: 1, outcomes: ['valid'] };
     const scenarios: Scenario[] = opts.quick
       ? [
-          { label: 'Typical', buckets: 5, keys: 2000, maxCount: 40 },
-          { label: 'Sparse', buckets: 3, keys: 2000, maxCount: 1 },
+          warmup,
+          { label: 'Sparse', buckets: 5, keys: 2000, maxCount: 1, outcomes: ['valid'] },
+          { label: 'Typical', buckets: 5, keys: 2000, maxCount: 40, outcomes: ALL_OUTCOMES },
         ]
       : [
-          { label: 'Typical', buckets: 20, keys: 5000, maxCount: 40 },
-          { label: 'Sparse', buckets: 10, keys: 5000, maxCount: 1 },
+          warmup,
+          { label: 'Sparse', buckets: 20, keys: 5000, maxCount: 1, outcomes: ['valid'] },
+          { label: 'Typical', buckets: 20, keys: 5000, maxCount: 40, outcomes: ALL_OUTCOMES },
         ];
     const maxKeys = Math.max(...scenarios.map((s) => s.keys));
     // Real keys (owner/plan lookup and lastUsedAt are part of the work), plus unknown secrets ('-').
@@ -131,7 +147,7 @@ async function measure(opts: { quick: boolean }): Promise<Record<string, unknown
         let pipeline = redis.pipeline();
         for (let k = 1; k <= scenario.keys; k++) {
           const member = k === scenario.keys ? '-' : `key_bench_${k}`;
-          for (const outcome of ['valid', 'rateLimited', 'quotaExceeded', 'invalid']) {
+          for (const outcome of scenario.outcomes) {
             const count = 1 + Math.floor(Math.random() * scenario.maxCount);
             pipeline.hincrby(bucket, `${member}|${outcome}`, count);
             decisions += count;
@@ -150,6 +166,7 @@ async function measure(opts: { quick: boolean }): Promise<Record<string, unknown
       const stats = await flusher.runOnce();
       const seconds = (performance.now() - began) / 1000;
       if (stats.decisions !== decisions) throw new Error(`flushed ${stats.decisions} decisions, wrote ${decisions}`);
+      if (scenario === warmup) continue;
       const check = await db.query(`SELECT sum(valid + "rateLimited" + "quotaExceeded" + invalid)::text AS n FROM "UsageRollup" WHERE granularity = 'day'`);
       figures[`flusher${scenario.label}Buckets`] = scenario.buckets;
       figures[`flusher${scenario.label}KeysPerBucket`] = scenario.keys;
@@ -160,18 +177,15 @@ async function measure(opts: { quick: boolean }): Promise<Record<string, unknown
       figures[`flusher${scenario.label}RollupTotalAfter`] = Number(check.rows[0].n);
     }
     await db.end();
-    // The headline: decisions/s for the typical shape (busy keys, 1..40 per outcome per minute).
-    figures.flusherDecisionsPerSec = figures.flusherTypicalDecisionsPerSec;
+    // The headline: the sparse case, one decision per key-minute, so decisions/s = key-minutes/s
+    // (the flusher's unit of work). Denser buckets move more decisions per row (see Typical).
+    figures.flusherDecisionsPerSec = figures.flusherSparseDecisionsPerSec;
+    figures.flusherKeyMinutesPerSec = figures.flusherSparseKeyMinutesPerSec;
     figures.flusherTargetDecisionsPerSec = 50_000;
     return figures;
   } finally {
     await prisma?.$disconnect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    await deletePrefix(redis, prefix);
     redis.disconnect();
     await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
   }

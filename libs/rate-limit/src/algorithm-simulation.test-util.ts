@@ -36,6 +36,22 @@ export function arrivalsArb(maxGapMs: number, maxCost = 3, maxLength = 120): fc.
     );
 }
 
+/**
+ * Like arrivalsArb, but the clock also steps back (by up to maxBackMs at a time), so the branches
+ * that hold a clock that went backwards are exercised.
+ */
+export function clockBackArrivalsArb(maxGapMs: number, maxBackMs: number, maxCost = 3, maxLength = 120): fc.Arbitrary<Arrival[]> {
+  const gap = fc.oneof(fc.constant(0), fc.integer({ min: 0, max: maxGapMs }), fc.integer({ min: -maxBackMs, max: -1 }));
+  return fc
+    .array(fc.record({ gap, cost: fc.integer({ min: 0, max: maxCost }) }), { minLength: 1, maxLength })
+    .chain((steps) =>
+      fc.integer({ min: maxBackMs * maxLength, max: maxBackMs * maxLength + 10 * maxGapMs }).map((offset) => {
+        let t = BASE_MS + offset;
+        return steps.map((s) => ({ t: (t += s.gap), cost: s.cost }));
+      }),
+    );
+}
+
 /** Feeds arrivals through one algorithm with a controllable clock, committing admitted requests. */
 export function simulate(params: LimitParams, arrivals: readonly Arrival[]): { admitted: Admission[]; steps: Step[] } {
   let state: LimitState | undefined;

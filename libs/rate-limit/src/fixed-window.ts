@@ -1,3 +1,4 @@
+import { admitted, rejected } from './decision';
 import type { Decision, LimitParams } from './types';
 
 export interface FixedWindowState {
@@ -22,26 +23,7 @@ export function fixedWindow(
   }
   const resetMs = start + w - nowMs;
   if (count + cost <= params.limit) {
-    return {
-      allowed: true,
-      state: { windowStartMs: start, count: count + cost },
-      remaining: params.limit - count - cost,
-      resetMs,
-      retryAfterMs: 0,
-      delayMs: 0,
-      neverFits: false,
-      ttlMs: resetMs,
-    };
+    return admitted({ windowStartMs: start, count: count + cost }, params.limit - count - cost, resetMs, 0);
   }
-  const neverFits = cost > params.limit;
-  return {
-    allowed: false,
-    state,
-    remaining: params.limit - count,
-    resetMs,
-    retryAfterMs: neverFits ? Infinity : resetMs,
-    delayMs: 0,
-    neverFits,
-    ttlMs: 0,
-  };
+  return rejected(state, params.limit - count, resetMs, resetMs, cost > params.limit);
 }

@@ -1,3 +1,4 @@
+import { admitted, rejected } from './decision';
 import type { Decision, LimitParams } from './types';
 
 /**
@@ -31,27 +32,13 @@ export function gcra(state: GcraState | undefined, nowMs: number, params: LimitP
     const whole = Math.floor(total / rate);
     const tatMs = baseMs + whole;
     const tatRem = total - whole * rate;
-    const resetMs = tatMs - nowMs + (tatRem > 0 ? 1 : 0);
-    return {
-      allowed: true,
-      state: { tatMs, tatRem },
-      remaining: Math.floor((capacity - debt - need) / w),
-      resetMs,
-      retryAfterMs: 0,
-      delayMs: 0,
-      neverFits: false,
-      ttlMs: resetMs,
-    };
+    return admitted({ tatMs, tatRem }, Math.floor((capacity - debt - need) / w), tatMs - nowMs + (tatRem > 0 ? 1 : 0), 0);
   }
-  const neverFits = cost > params.burst;
-  return {
-    allowed: false,
+  return rejected(
     state,
-    remaining: Math.floor((capacity - debt) / w),
-    resetMs: baseMs - nowMs + (baseRem > 0 ? 1 : 0),
-    retryAfterMs: neverFits ? Infinity : Math.ceil((debt + need - capacity) / rate),
-    delayMs: 0,
-    neverFits,
-    ttlMs: 0,
-  };
+    Math.floor((capacity - debt) / w),
+    baseMs - nowMs + (baseRem > 0 ? 1 : 0),
+    Math.ceil((debt + need - capacity) / rate),
+    cost > params.burst,
+  );
 }

@@ -16,7 +16,7 @@ export type {
   RateLimitStore,
 } from './types';
 export { InvalidLimitParamsError } from './errors';
-export { validateLimitParams, validateCost } from './validate-limit-params';
+export { ALGORITHMS, validateLimitParams, validateCost } from './validate-limit-params';
 export { tokenBucket, type TokenBucketState } from './token-bucket';
 export { leakyBucket, type LeakyBucketState } from './leaky-bucket';
 export { fixedWindow, type FixedWindowState } from './fixed-window';
@@ -26,5 +26,5 @@ export { gcra, type GcraState } from './gcra';
 export { decideLimit, type LimitState } from './decide-limit';
 export { quotaPeriod } from './quota-period';
 export { MemoryStore, type MemoryStoreOptions } from './memory-store';
-export { RedisStore, recordInvalid, type RedisScriptClient, type RedisStoreOptions } from './redis-store';
+export { RedisStore, recordInvalid, recordOutcome, type RedisScriptClient, type RedisStoreOptions } from './redis-store';
 export { limitStateKey, limitStateField, identityStateKey, quotaKey, QUOTA_FIELD, meterBucketKey, meterIndexKey } from './redis-key-layout';

@@ -1,3 +1,5 @@
+import { bucketLevel, heldClock } from './bucket-level';
+import { admitted, rejected } from './decision';
 import type { Decision, LimitParams } from './types';
 
 /**
@@ -30,9 +32,8 @@ export function leakyBucket(
   let level = 0;
   if (state !== undefined) {
     // Later than now: requests are queued until then (shaping), or the clock stepped back.
-    if (state.lastMs > t) t = state.lastMs;
-    const drained = (t - state.lastMs) * rate;
-    level = drained >= state.scaledLevel ? 0 : state.scaledLevel - drained;
+    t = heldClock(state.lastMs, nowMs);
+    level = bucketLevel(state.scaledLevel, state.lastMs, t, rate, 0);
   }
   const need = cost * w;
   const over = level + need - capacity;
@@ -45,27 +46,15 @@ export function leakyBucket(
     const drained = shift * rate;
     const next = (drained >= level ? 0 : level - drained) + need;
     const delayMs = shaping ? execAt - nowMs : 0;
-    const resetMs = execAt - nowMs + Math.ceil(next / rate);
-    return {
-      allowed: true,
-      state: { scaledLevel: next, lastMs: execAt },
-      remaining: delayMs > 0 || next >= capacity ? 0 : Math.floor((capacity - next) / w),
-      resetMs,
-      retryAfterMs: 0,
-      delayMs,
-      neverFits: false,
-      ttlMs: resetMs,
-    };
+    const remaining = delayMs > 0 || next >= capacity ? 0 : Math.floor((capacity - next) / w);
+    return admitted({ scaledLevel: next, lastMs: execAt }, remaining, execAt - nowMs + Math.ceil(next / rate), delayMs);
   }
-  return {
-    allowed: false,
+  return rejected(
     state,
-    remaining: (shaping && t > nowMs) || level >= capacity ? 0 : Math.floor((capacity - level) / w),
-    resetMs: t - nowMs + Math.ceil(level / rate),
+    (shaping && t > nowMs) || level >= capacity ? 0 : Math.floor((capacity - level) / w),
+    t - nowMs + Math.ceil(level / rate),
     // The first arrival whose scheduled start is at most maxDelay away (0 without shaping).
-    retryAfterMs: neverFits ? Infinity : t + shift - maxDelay - nowMs,
-    delayMs: 0,
+    t + shift - maxDelay - nowMs,
     neverFits,
-    ttlMs: 0,
-  };
+  );
 }

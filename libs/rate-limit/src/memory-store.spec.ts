@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryStore } from './memory-store';
 import type { LimitCheck } from './types';
 
@@ -49,13 +49,84 @@ describe('MemoryStore', () => {
     expect(check('d').allowed).toBe(false);
   });
 
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('expires entries lazily on read, with no timers', () => {
+    vi.useFakeTimers();
     const store = new MemoryStore();
     const limits: LimitCheck[] = [{ name: 'l', identity: 'k', params: { algorithm: 'gcra', limit: 1, windowMs: 1000 } }];
+    const other: LimitCheck[] = [{ name: 'l', identity: 'k2', params: { algorithm: 'fixed_window', limit: 5, windowMs: 60_000 } }];
     expect(store.checkSync({ limits, nowMs: T0 }).allowed).toBe(true);
+    expect(store.checkSync({ limits: other, nowMs: T0 }).allowed).toBe(true);
     expect(store.checkSync({ limits, nowMs: T0 + 999 }).allowed).toBe(false);
+    expect(store.size).toBe(2);
+    // Past its lifetime the entry is gone once read: a cost-0 read at T0 + 1000 leaves only k2.
+    expect(store.checkSync({ limits, cost: 0, nowMs: T0 + 1000 }).allowed).toBe(true);
     expect(store.size).toBe(1);
     expect(store.checkSync({ limits, nowMs: T0 + 1000 }).allowed).toBe(true);
+    expect(store.size).toBe(2);
+    // No timer was ever scheduled (per hit or per key).
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('stays rejected when hammered while new identities fill the store (a rejection counts as use)', () => {
+    const store = new MemoryStore({ maxEntries: 4 });
+    const fixed = { algorithm: 'fixed_window' as const, limit: 1, windowMs: 60_000 };
+    const blocked: LimitCheck[] = [{ name: 'l', identity: 'key:blocked', params: fixed }];
+    expect(store.checkSync({ limits: blocked, nowMs: T0 }).allowed).toBe(true);
+    for (let i = 0; i < 50; i++) {
+      store.checkSync({ limits: [{ name: 'l', identity: `key:new${i}`, params: fixed }], nowMs: T0 + i });
+      expect(store.checkSync({ limits: blocked, nowMs: T0 + i }).allowed, `after ${i + 1} new identities`).toBe(false);
+      expect(store.size).toBeLessThanOrEqual(4);
+    }
+    // The same through a multi-limit request, and for a quota that is spent.
+    const quota = { identity: 'key:q', limit: 1, period: 'day' as const };
+    const pair: LimitCheck[] = [
+      { name: 'a', identity: 'key:pair', params: { algorithm: 'token_bucket', limit: 100, windowMs: 1000 } },
+      { name: 'b', identity: 'key:pair', params: fixed },
+    ];
+    expect(store.checkSync({ limits: pair, nowMs: T0 + 100 }).allowed).toBe(true);
+    expect(store.checkSync({ limits: [], quota, nowMs: T0 + 100 }).allowed).toBe(true);
+    for (let i = 0; i < 50; i++) {
+      store.checkSync({ limits: [{ name: 'l', identity: `key:more${i}`, params: fixed }], nowMs: T0 + 100 + i });
+      expect(store.checkSync({ limits: pair, nowMs: T0 + 100 + i }).code).toBe('RATE_LIMITED');
+      store.checkSync({ limits: [{ name: 'l', identity: `key:also${i}`, params: fixed }], nowMs: T0 + 100 + i });
+      expect(store.checkSync({ limits: [], quota, nowMs: T0 + 100 + i }).code).toBe('QUOTA_EXCEEDED');
+    }
+  });
+
+  it('stores no dead state: a state with no lifetime left is deleted, never written', () => {
+    const store = new MemoryStore({ maxEntries: 2 });
+    const bucket: LimitCheck[] = [{ name: 'b', identity: 'key:b', params: { algorithm: 'token_bucket', limit: 10, windowMs: 1000 } }];
+    const log: LimitCheck[] = [{ name: 'l', identity: 'key:l', params: { algorithm: 'sliding_log', limit: 10, windowMs: 1000 } }];
+    // Cost-0 reads of a full bucket and an empty log: nothing to store.
+    expect(store.checkSync({ limits: bucket, cost: 0, nowMs: T0 }).limits[0].remaining).toBe(10);
+    expect(store.checkSync({ limits: log, cost: 0, nowMs: T0 }).limits[0].remaining).toBe(10);
+    expect(store.size).toBe(0);
+    // A charged bucket that refills to full is deleted by the next cost-0 read, not rewritten.
+    store.checkSync({ limits: bucket, nowMs: T0 });
+    expect(store.size).toBe(1);
+    store.checkSync({ limits: bucket, cost: 0, nowMs: T0 + 50 });
+    expect(store.size).toBe(1);
+    store.checkSync({ limits: bucket, cost: 0, nowMs: T0 + 99 });
+    expect(store.checkSync({ limits: bucket, cost: 0, nowMs: T0 + 99 }).limits[0].remaining).toBe(9);
+    expect(store.size).toBe(1);
+    // So dead entries cannot evict live ones.
+    const live: LimitCheck[] = [{ name: 'f', identity: 'key:f', params: { algorithm: 'fixed_window', limit: 1, windowMs: 60_000 } }];
+    store.checkSync({ limits: live, nowMs: T0 });
+    for (let i = 0; i < 10; i++) store.checkSync({ limits: [{ ...bucket[0], identity: `key:r${i}` }], cost: 0, nowMs: T0 });
+    expect(store.checkSync({ limits: live, nowMs: T0 }).allowed).toBe(false);
+  });
+
+  it('keeps a sliding log to one entry per ms', () => {
+    const store = new MemoryStore();
+    const log: LimitCheck[] = [{ name: 'l', identity: 'key:l', params: { algorithm: 'sliding_log', limit: 1000, windowMs: 1000 } }];
+    for (let i = 0; i < 300; i++) store.checkSync({ limits: log, nowMs: T0 + (i % 3) });
+    for (let i = 0; i < 300; i++) store.checkSync({ limits: log, cost: 0, nowMs: T0 + 2 });
+    const res = store.checkSync({ limits: log, cost: 0, nowMs: T0 + 2 });
+    expect(res.limits[0].remaining).toBe(700);
   });
 
   it('shapes a leaky bucket: allowed with delayMs, charged now', () => {

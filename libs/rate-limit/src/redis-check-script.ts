@@ -3,7 +3,11 @@
  * on Redis TIME, commits all of them or none, and meters the outcome, in one EVALSHA.
  *
  * Each algorithm below is a line-for-line copy of its TypeScript pure function (token-bucket.ts,
- * ...): the same double operations in the same order, so both produce identical bits.
+ * ...): the same double operations in the same order, so both produce identical bits. They are
+ * inlined in the per-limit loop rather than written as Lua functions: a script's body runs on
+ * every call, so each `local function` is a closure allocated per call (per limit, inside the
+ * loop). The few helpers left (meter, join, put, the sliding log's entry reader) are created at
+ * most once per call.
  *
  * Server CPU is the budget here, so the script avoids what costs most in Redis' Lua: arguments
  * (each is a Lua string), `tonumber` (strtod, ~2k instructions each), patterns, `string.format`,
@@ -16,12 +20,13 @@
  * field `x`: the latest instant (store clock, ms) until which any field of the hash still
  * matters. The hash's TTL is pushed out to `x` only when a request moves `x`, so most requests
  * cost one HMGET and one HSET, and no PEXPIRE. A sliding log is a LIST of its own,
- * `<prefix>{<identity>}:<name>:sl`, of decimal strings `[sum, newest, t1, c1, t2, c2, …]`.
+ * `<prefix>{<identity>}:<name>:sl`, of decimal strings `[sum, newest, t1, c1, t2, c2, …]`,
+ * at most one entry per ms (a request at the newest entry's ms adds its cost to that entry).
  *
  * KEYS: the state key of each limit, in request order (the identity hash, or a sliding log's
  *       list; a key may repeat), then the quota's identity hash when a quota is checked.
- * ARGV[1], one binary string: '<dddddd' cost, limit count n (-1: record one invalid outcome
- *       only), nowMs (-1: Redis TIME), TTL padding ms, quota limit (0: no quota), quota reset
+ * ARGV[1], one binary string: '<dddddd' cost, limit count n (negative: record one outcome
+ *       only, -1 invalid, -2 valid, -3 rateLimited, -4 quotaExceeded), nowMs (-1: Redis TIME), TTL padding ms, quota limit (0: no quota), quota reset
  *       day (0: daily, 1..28: monthly); then per limit '<ddddI4c0' algorithm (1 token_bucket,
  *       2 leaky_bucket, 7 leaky_bucket shaping, 3 fixed_window, 4 sliding_log, 5 sliding_window,
  *       6 gcra), limit, windowMs, burst, field `<name>:<alg>`; then, when metering,
@@ -54,7 +59,8 @@ local function meter(outcome)
 end
 
 if n < 0 then
-  meter('invalid')
+  local outcomes = {'invalid', 'valid', 'rateLimited', 'quotaExceeded'}
+  meter(outcomes[-n])
   return {0, now}
 end
 
@@ -101,6 +107,9 @@ for h = 1, nh do
   if x then g[4] = sunpack('<d', x) end
 end
 
+-- The sliding log being decided: its list key and elements read so far (LRANGE in pages).
+local slKey, slEls, slFetched, slComplete, slEntry
+
 local qOut = 0
 if qLimit > 0 then qOut = 3 end
 -- Sized for a quota and two limits; trimmed before returning.
@@ -110,210 +119,232 @@ local allowedAll = true
 for i = 1, n do
   local o = (i - 1) * 9
   local alg, limit, w, burst = L[o + 1], L[o + 2], L[o + 3], L[o + 4]
-  local shaping = alg == 7
-  local key = KEYS[i]
   local raw
   if alg ~= 4 then raw = L[o + 6][3][L[o + 7]] end
-  local ok, remaining, reset, retry, delay, st, ttl
+  -- retry -1: the cost never fits. st: the new state (false: none to store), ttl its lifetime.
+  local ok, remaining, reset, retry, delay, st, ttl = 0, 0, 0, 0, 0, false, 0
   if alg == 1 then
-    local function tokenBucket(raw, limit, w, burst, cost)
-      local capacity = burst * w
-      local t = now
-      local tokens = capacity
-      if raw then
-        local s, last = sunpack('<dd', raw)
-        if last > t then t = last end
-        local refill = (t - last) * limit
-        if refill >= capacity - s then tokens = capacity else tokens = s + refill end
-      end
-      local need = cost * w
-      if tokens >= need then
-        local left = tokens - need
-        local reset = ceil((capacity - left) / limit)
-        return 1, floor(left / w), reset, 0, 0, spack('<dd', left, t), reset
-      end
-      local retry = -1
-      if cost <= burst then retry = ceil((need - tokens) / limit) end
-      return 0, floor(tokens / w), ceil((capacity - tokens) / limit), retry, 0
+    -- token_bucket (token-bucket.ts; the refill is bucketLevel in bucket-level.ts)
+    local capacity = burst * w
+    local t = now
+    local tokens = capacity
+    if raw then
+      local s, last = sunpack('<dd', raw)
+      if last > t then t = last end
+      local moved = (t - last) * limit
+      if moved >= capacity - s then tokens = capacity else tokens = s + moved end
     end
-    ok, remaining, reset, retry, delay, st, ttl = tokenBucket(raw, limit, w, burst, cost)
+    local held = t - now
+    local need = cost * w
+    if tokens >= need then
+      local left = tokens - need
+      ok = 1
+      remaining = floor(left / w)
+      reset = held + ceil((capacity - left) / limit)
+      st = spack('<dd', left, t)
+      ttl = reset
+    else
+      remaining = floor(tokens / w)
+      reset = held + ceil((capacity - tokens) / limit)
+      if cost <= burst then retry = held + ceil((need - tokens) / limit) else retry = -1 end
+    end
   elseif alg == 2 or alg == 7 then
-    local function leakyBucket(raw, limit, w, burst, shaping, cost)
-      local capacity = burst * w
-      local t = now
-      local level = 0
-      if raw then
-        local s, last = sunpack('<dd', raw)
-        if last > t then t = last end
-        local drained = (t - last) * limit
-        if drained >= s then level = 0 else level = s - drained end
-      end
-      local need = cost * w
-      local over = level + need - capacity
-      local neverFits = cost > burst
-      local maxDelay = 0
-      if shaping then maxDelay = floor(capacity / limit) end
-      local shift = 0
-      if over > 0 then shift = ceil(over / limit) end
-      if not neverFits and (over <= 0 or (shaping and t - now + shift <= maxDelay)) then
-        local execAt = t + shift
-        local drained = shift * limit
-        local nxt = need
-        if drained < level then nxt = level - drained + need end
-        local delay = 0
-        if shaping then delay = execAt - now end
-        local reset = execAt - now + ceil(nxt / limit)
-        local remaining = 0
-        if delay <= 0 and nxt < capacity then remaining = floor((capacity - nxt) / w) end
-        return 1, remaining, reset, 0, delay, spack('<dd', nxt, execAt), reset
-      end
-      local remaining = 0
+    -- leaky_bucket (leaky-bucket.ts; the drain is bucketLevel in bucket-level.ts); 7: shaping
+    local shaping = alg == 7
+    local capacity = burst * w
+    local t = now
+    local level = 0
+    if raw then
+      local s, last = sunpack('<dd', raw)
+      if last > t then t = last end
+      local moved = (t - last) * limit
+      if moved >= s then level = 0 else level = s - moved end
+    end
+    local need = cost * w
+    local over = level + need - capacity
+    local neverFits = cost > burst
+    local maxDelay = 0
+    if shaping then maxDelay = floor(capacity / limit) end
+    local shift = 0
+    if over > 0 then shift = ceil(over / limit) end
+    if not neverFits and (over <= 0 or (shaping and t - now + shift <= maxDelay)) then
+      local execAt = t + shift
+      local drained = shift * limit
+      local nxt = need
+      if drained < level then nxt = level - drained + need end
+      if shaping then delay = execAt - now end
+      ok = 1
+      if delay <= 0 and nxt < capacity then remaining = floor((capacity - nxt) / w) end
+      reset = execAt - now + ceil(nxt / limit)
+      st = spack('<dd', nxt, execAt)
+      ttl = reset
+    else
       if not ((shaping and t > now) or level >= capacity) then remaining = floor((capacity - level) / w) end
-      local retry = -1
-      if not neverFits then retry = t + shift - maxDelay - now end
-      return 0, remaining, t - now + ceil(level / limit), retry, 0
+      reset = t - now + ceil(level / limit)
+      if neverFits then retry = -1 else retry = t + shift - maxDelay - now end
     end
-    ok, remaining, reset, retry, delay, st, ttl = leakyBucket(raw, limit, w, burst, shaping, cost)
   elseif alg == 3 then
-    local function fixedWindow(raw, limit, w, cost)
-      local start = floor(now / w) * w
-      local count = 0
-      if raw then
-        local s, c = sunpack('<dd', raw)
-        if s >= start then start = s; count = c end
-      end
-      local reset = start + w - now
-      if count + cost <= limit then
-        return 1, limit - count - cost, reset, 0, 0, spack('<dd', start, count + cost), reset
-      end
-      local retry = -1
-      if cost <= limit then retry = reset end
-      return 0, limit - count, reset, retry, 0
+    -- fixed_window (fixed-window.ts)
+    local start = floor(now / w) * w
+    local count = 0
+    if raw then
+      local s, c = sunpack('<dd', raw)
+      if s >= start then start = s; count = c end
     end
-    ok, remaining, reset, retry, delay, st, ttl = fixedWindow(raw, limit, w, cost)
+    reset = start + w - now
+    if count + cost <= limit then
+      ok = 1
+      remaining = limit - count - cost
+      st = spack('<dd', start, count + cost)
+      ttl = reset
+    else
+      remaining = limit - count
+      if cost <= limit then retry = reset else retry = -1 end
+    end
   elseif alg == 4 then
-    -- Sliding log: one LIST [sum, newest, ts1, cost1, ts2, cost2, ...], oldest entry first.
-    local function slidingLog(key, limit, w, cost)
-      local els = call('LRANGE', key, 0, 65)
-      local fetched = #els
-      local complete = fetched < 66
-      local function entryAt(j)
-        local i = 2 * j + 1
-        if els[i] == nil and not complete then
-          local more = call('LRANGE', key, fetched, fetched + 127)
-          for k = 1, #more do els[fetched + k] = more[k] end
-          fetched = fetched + #more
-          complete = #more < 128
+    -- sliding_log (sliding-log.ts): one LIST [sum, newest, ts1, cost1, ts2, cost2, ...], oldest
+    -- entry first. Read 33 entries at once, more in pages of 64 only when the walk needs them.
+    slKey = KEYS[i]
+    slEls = call('LRANGE', slKey, 0, 65)
+    slFetched = #slEls
+    slComplete = slFetched < 66
+    if not slEntry then
+      slEntry = function(j)
+        local e = 2 * j + 1
+        if slEls[e] == nil and not slComplete then
+          local more = call('LRANGE', slKey, slFetched, slFetched + 127)
+          for k = 1, #more do slEls[slFetched + k] = more[k] end
+          slFetched = slFetched + #more
+          slComplete = #more < 128
         end
-        local ts = els[i]
+        local ts = slEls[e]
         if ts == nil then return nil end
-        return tonumber(ts), tonumber(els[i + 1])
+        return tonumber(ts), tonumber(slEls[e + 1])
       end
-      local sum, t, newest = 0, now, 0
-      local exists = fetched > 0
-      if exists then
-        sum = tonumber(els[1])
-        newest = tonumber(els[2])
-        if newest > t then t = newest end
+    end
+    local sum, t, newest = 0, now, 0
+    local exists = slFetched > 0
+    if exists then
+      sum = tonumber(slEls[1])
+      newest = tonumber(slEls[2])
+      if newest > t then t = newest end
+    end
+    local cutoff = t - w
+    local j = 1
+    local live = false
+    while true do
+      local ts, c = slEntry(j)
+      if ts == nil then break end
+      if ts > cutoff then live = true; break end
+      sum = sum - c
+      j = j + 1
+    end
+    if sum + cost <= limit then
+      ok = 1
+      remaining = limit - sum - cost
+      -- st: {list exists, entries dropped, sum, newest, mode (0 no entry, 1 append, 2 merge), cost of the newest entry}
+      if cost == 0 then
+        if live then reset = newest + w - now end
+        st = {exists, j - 1, sum, newest, 0, 0}
+      elseif live and newest == t then
+        local newestCost
+        if slComplete then newestCost = tonumber(slEls[slFetched]) else newestCost = tonumber(call('LINDEX', slKey, -1)) end
+        reset = t + w - now
+        st = {exists, j - 1, sum + cost, t, 2, newestCost + cost}
+      else
+        reset = t + w - now
+        st = {exists, j - 1, sum + cost, t, 1, cost}
       end
-      local cutoff = t - w
-      local j = 1
-      while true do
-        local ts, c = entryAt(j)
-        if ts == nil or ts > cutoff then break end
-        sum = sum - c
-        j = j + 1
-      end
-      if sum + cost <= limit then
-        return 1, limit - sum - cost, w, 0, 0, {exists, j - 1, sum + cost, t, cost}, w
-      end
-      local retry = -1
+      ttl = reset
+    else
       if cost <= limit then
         local left = sum
-        local i = j
+        local k = j
         local ts, c
         while left + cost > limit do
-          ts, c = entryAt(i)
+          ts, c = slEntry(k)
           left = left - c
-          i = i + 1
+          k = k + 1
         end
-        retry = ts + w - t
+        retry = ts + w - now
+      else
+        retry = -1
       end
-      local reset = 0
-      if entryAt(j) ~= nil then reset = newest + w - t end
-      return 0, limit - sum, reset, retry, 0
+      remaining = limit - sum
+      if live then reset = newest + w - now end
     end
-    ok, remaining, reset, retry, delay, st, ttl = slidingLog(key, limit, w, cost)
   elseif alg == 5 then
-    local function slidingWindow(raw, limit, w, cost)
-      local start = floor(now / w) * w
-      local current, previous = 0, 0
-      if raw then
-        local s, c, p = sunpack('<ddd', raw)
-        if s >= start then
-          start = s; current = c; previous = p
-        elseif s == start - w then
-          previous = c
-        end
+    -- sliding_window (sliding-window.ts)
+    local start = floor(now / w) * w
+    local current, previous = 0, 0
+    if raw then
+      local s, c, p = sunpack('<ddd', raw)
+      if s >= start then
+        start = s; current = c; previous = p
+      elseif s == start - w then
+        previous = c
       end
-      local t = now
-      if start > t then t = start end
-      local elapsed = t - start
-      local weighted = current * w + previous * (w - elapsed)
-      local room = limit * w - weighted
-      if cost * w <= room then
-        local nxt = current + cost
-        local reset = 0
-        if nxt > 0 then reset = start + 2 * w - t elseif previous > 0 then reset = start + w - t end
-        return 1, floor((room - cost * w) / w), reset, 0, 0, spack('<ddd', start, nxt, previous), reset
-      end
-      local retry = -1
+    end
+    local t = now
+    if start > t then t = start end
+    local elapsed = t - start
+    local weighted = current * w + previous * (w - elapsed)
+    local room = limit * w - weighted
+    if cost * w <= room then
+      local nxt = current + cost
+      if nxt > 0 then reset = start + 2 * w - now elseif previous > 0 then reset = start + w - now end
+      ok = 1
+      remaining = floor((room - cost * w) / w)
+      st = spack('<ddd', start, nxt, previous)
+      ttl = reset
+    else
       if cost <= limit then
         local spare = (limit - cost) * w
         if current * w <= spare then
-          retry = w - elapsed - floor((spare - current * w) / previous)
+          retry = t - now + w - elapsed - floor((spare - current * w) / previous)
         else
-          retry = 2 * w - elapsed - floor(spare / current)
+          retry = t - now + 2 * w - elapsed - floor(spare / current)
         end
+      else
+        retry = -1
       end
-      local remaining = 0
       if room > 0 then remaining = floor(room / w) end
-      local reset = 0
-      if current > 0 then reset = start + 2 * w - t elseif previous > 0 then reset = start + w - t end
-      return 0, remaining, reset, retry, 0
+      if current > 0 then reset = start + 2 * w - now elseif previous > 0 then reset = start + w - now end
     end
-    ok, remaining, reset, retry, delay, st, ttl = slidingWindow(raw, limit, w, cost)
   else
-    local function gcra(raw, limit, w, burst, cost)
-      local capacity = burst * w
-      local baseMs, baseRem = now, 0
-      if raw then
-        local a, r = sunpack('<dd', raw)
-        if a > now or (a == now and r > 0) then baseMs = a; baseRem = r end
-      end
-      local debt = (baseMs - now) * limit + baseRem
-      local need = cost * w
-      if debt + need <= capacity then
-        local total = baseRem + need
-        local whole = floor(total / limit)
-        local tatMs = baseMs + whole
-        local tatRem = total - whole * limit
-        local reset = tatMs - now
-        if tatRem > 0 then reset = reset + 1 end
-        return 1, floor((capacity - debt - need) / w), reset, 0, 0, spack('<dd', tatMs, tatRem), reset
-      end
-      local retry = -1
-      if cost <= burst then retry = ceil((debt + need - capacity) / limit) end
-      local reset = baseMs - now
-      if baseRem > 0 then reset = reset + 1 end
-      return 0, floor((capacity - debt) / w), reset, retry, 0
+    -- gcra (gcra.ts)
+    local capacity = burst * w
+    local baseMs, baseRem = now, 0
+    if raw then
+      local a, r = sunpack('<dd', raw)
+      if a > now or (a == now and r > 0) then baseMs = a; baseRem = r end
     end
-    ok, remaining, reset, retry, delay, st, ttl = gcra(raw, limit, w, burst, cost)
+    local debt = (baseMs - now) * limit + baseRem
+    local need = cost * w
+    if debt + need <= capacity then
+      local total = baseRem + need
+      local whole = floor(total / limit)
+      local tatMs = baseMs + whole
+      local tatRem = total - whole * limit
+      reset = tatMs - now
+      if tatRem > 0 then reset = reset + 1 end
+      ok = 1
+      remaining = floor((capacity - debt - need) / w)
+      st = spack('<dd', tatMs, tatRem)
+      ttl = reset
+    else
+      remaining = floor((capacity - debt) / w)
+      reset = baseMs - now
+      if baseRem > 0 then reset = reset + 1 end
+      if cost <= burst then retry = ceil((debt + need - capacity) / limit) else retry = -1 end
+    end
   end
   if ok == 0 then allowedAll = false end
   L[o + 8] = st
   L[o + 9] = ttl
   local r = 2 + qOut + (i - 1) * 5
+  -- As decision.ts: remaining never below 0 (state written under looser params can exceed new ones).
+  if remaining < 0 then remaining = 0 end
   -- Integer replies above 2^53 do not survive the client's parser; such durations are aeons anyway.
   if reset > 9007199254740991 then reset = 9007199254740991 end
   if retry > 9007199254740991 then retry = 9007199254740991 end
@@ -326,8 +357,6 @@ if not allowedAll then code = 1 end
 
 -- Quota: limits first, so a rate-limited request never spends quota.
 local qState, qTtl
-local qRaw
-if qGroup then qRaw = qGroup[3][qIndex] end
 if qLimit > 0 then
   local resetDay = qReset
   local day = floor(now / 86400000)
@@ -352,21 +381,24 @@ if qLimit > 0 then
       m = m - 1
       if m == 0 then m = 12; y = y - 1 end
     end
-    local function daysFromCivil(yy, mm, dd)
+    -- daysFromCivil for the period's start (y, m) and end (the month after), inline.
+    local ends = {y, m, y, m + 1}
+    if m == 12 then ends[3] = y + 1; ends[4] = 1 end
+    for k = 1, 3, 2 do
+      local yy, mm = ends[k], ends[k + 1]
       if mm <= 2 then yy = yy - 1 end
       local e = floor(yy / 400)
       local ye = yy - e * 400
       local mo = mm + 9
       if mm > 2 then mo = mm - 3 end
-      local dy = floor((153 * mo + 2) / 5) + dd - 1
-      return e * 146097 + (ye * 365 + floor(ye / 4) - floor(ye / 100) + dy) - 719468
+      local dy = floor((153 * mo + 2) / 5) + resetDay - 1
+      ends[k] = (e * 146097 + (ye * 365 + floor(ye / 4) - floor(ye / 100) + dy) - 719468) * 86400000
     end
-    startMs = daysFromCivil(y, m, resetDay) * 86400000
-    if m == 12 then endMs = daysFromCivil(y + 1, 1, resetDay) * 86400000
-    else endMs = daysFromCivil(y, m + 1, resetDay) * 86400000 end
+    startMs = ends[1]
+    endMs = ends[3]
   end
   local used = 0
-  local raw = qRaw
+  local raw = qGroup[3][qIndex]
   if raw then
     local s, c = sunpack('<dd', raw)
     if s == startMs then used = c end
@@ -410,26 +442,40 @@ if allowedAll then
       d[#d + 1] = g[8 + j]
     end
   end
+  local fmt = string.format
   for i = 1, n do
     local o = (i - 1) * 9
     local st, ttl = L[o + 8], L[o + 9]
     if L[o + 1] == 4 then
-      local function slidingLogWrite(key, st, ttl)
-        local fmt = string.format
-        local exists, dropped, sum, t, cost = st[1], st[2], st[3], st[4], st[5]
+      -- The sliding log's list: trimming to the last dropped entry's pair leaves two slots to
+      -- overwrite with the header [sum, newest].
+      local key = KEYS[i]
+      local exists, dropped, sum, t, mode, c = st[1], st[2], st[3], st[4], st[5], st[6]
+      if mode == 0 then
+        -- A cost-0 read adds nothing: drop what left the window, or the list once it is empty.
+        if ttl < 1 then
+          if exists then call('DEL', key) end
+        elseif dropped > 0 then
+          call('LTRIM', key, 2 * dropped, -1)
+          call('LSET', key, 0, fmt('%d', sum))
+          call('LSET', key, 1, fmt('%d', t))
+        end
+      else
         local sumText, tText = fmt('%d', sum), fmt('%d', t)
         if not exists then
-          call('RPUSH', key, sumText, tText, tText, fmt('%d', cost))
+          call('RPUSH', key, sumText, tText, tText, fmt('%d', c))
         else
-          -- Trimming to the last dropped entry's pair leaves two slots to overwrite with the header.
-          if dropped > 0 then call('LTRIM', key, 2 * dropped, -1) end
+          if dropped > 0 then
+            call('LTRIM', key, 2 * dropped, -1)
+            call('LSET', key, 1, tText)
+          elseif mode == 1 then
+            call('LSET', key, 1, tText)
+          end
           call('LSET', key, 0, sumText)
-          call('LSET', key, 1, tText)
-          call('RPUSH', key, tText, fmt('%d', cost))
+          if mode == 2 then call('LSET', key, -1, fmt('%d', c)) else call('RPUSH', key, tText, fmt('%d', c)) end
         end
-        call('PEXPIRE', key, fmt('%d', ttl))
+        call('PEXPIRE', key, fmt('%d', ttl + pad))
       end
-      slidingLogWrite(KEYS[i], st, ttl + pad)
     else
       put(L[o + 6], L[o + 7], st, ttl)
     end
@@ -446,7 +492,7 @@ if allowedAll then
     if ns > 0 then call('HSET', key, unpack(s, 1, ns)) end
     if g[8] then call('HDEL', key, unpack(g[8])) end
     -- %d: Redis would print a large number as 1e+17, not an integer.
-    if g[5] then call('PEXPIRE', key, string.format('%d', g[4] - now + pad)) end
+    if g[5] then call('PEXPIRE', key, fmt('%d', g[4] - now + pad)) end
   end
   meter('valid')
 else

@@ -2,9 +2,10 @@ import type Redis from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidLimitParamsError } from './errors';
 import { identityStateKey, limitStateField, limitStateKey, meterBucketKey, meterIndexKey, QUOTA_FIELD, quotaKey } from './redis-key-layout';
-import { recordInvalid, RedisStore } from './redis-store';
+import { recordInvalid, recordOutcome, RedisStore, type RedisScriptClient } from './redis-store';
 import { connectTestRedis, deletePrefix, keysUnder, uniqueRedisPrefix } from './redis-test-client.test-util';
-import type { Algorithm, LimitCheck } from './types';
+import type { LimitCheck } from './types';
+import { ALGORITHMS } from './validate-limit-params';
 
 const T0 = Date.UTC(2026, 5, 15, 9, 30);
 
@@ -74,7 +75,7 @@ describe('RedisStore', () => {
   it('sets a TTL on every key it writes, bounded by the state lifetime', async () => {
     const prefix = freshPrefix('ttl');
     const store = new RedisStore(redis, { prefix });
-    const algorithms: Algorithm[] = ['token_bucket', 'leaky_bucket', 'fixed_window', 'sliding_log', 'sliding_window', 'gcra'];
+    const algorithms = ALGORITHMS;
     const limits: LimitCheck[] = algorithms.map((algorithm) => ({ name: algorithm, identity: 'key:t', params: { algorithm, limit: 5, windowMs: 10_000 } }));
     const res = await store.check({ limits, quota: { identity: 'key:tq', limit: 10, period: 'month' }, meter: { keyPrefix: 'usage:', member: 'key_t' } });
     expect(res.allowed).toBe(true);
@@ -130,6 +131,45 @@ describe('RedisStore', () => {
     expect((await store.check({ limits, nowMs: T0 })).limits[0].remaining).toBe(0);
     expect(await redis.script('EXISTS', RedisStore.scriptSha)).toEqual([1]);
     expect((await store.check({ limits, nowMs: T0 })).allowed).toBe(false);
+  });
+
+  it('after NOSCRIPT, concurrent requests share one SCRIPT LOAD', async () => {
+    let loads = 0;
+    const counting: RedisScriptClient = {
+      evalsha: (...args) => redis.evalsha(...args),
+      script: (sub, body) => {
+        loads++;
+        return redis.script(sub, body);
+      },
+    };
+    const store = new RedisStore(counting, { prefix: freshPrefix('noscript2'), testClock: true });
+    const limits: LimitCheck[] = [{ name: 'f', identity: 'key:n2', params: { algorithm: 'fixed_window', limit: 100, windowMs: 60_000 } }];
+    await redis.script('FLUSH');
+    const results = await Promise.all(Array.from({ length: 50 }, () => store.check({ limits, nowMs: T0 })));
+    expect(results.every((r) => r.allowed)).toBe(true);
+    expect(loads).toBe(1);
+    await redis.script('FLUSH');
+    await store.check({ limits, nowMs: T0 });
+    expect(loads).toBe(2);
+  });
+
+  it('keeps a sliding log list to one entry per ms: cost 0 adds nothing, the same ms merges, an emptied log is deleted', async () => {
+    const prefix = freshPrefix('slbound');
+    const store = new RedisStore(redis, { prefix, testClock: true });
+    const limits: LimitCheck[] = [{ name: 'l', identity: 'key:sl', params: { algorithm: 'sliding_log', limit: 1000, windowMs: 1000 } }];
+    const key = limitStateKey(prefix, 'key:sl', 'l', 'sliding_log');
+    for (let i = 0; i < 90; i++) await store.check({ limits, nowMs: T0 + Math.floor(i / 30) });
+    // The clock stepping back is held at the newest entry: merged into it as well.
+    await store.check({ limits, cost: 2, nowMs: T0 });
+    for (let i = 0; i < 50; i++) await store.check({ limits, cost: 0, nowMs: T0 + 2 });
+    // Header [sum, newest] + 3 entries.
+    expect(await redis.lrange(key, 0, -1)).toEqual(['92', String(T0 + 2), String(T0), '30', String(T0 + 1), '30', String(T0 + 2), '32']);
+    expect((await store.check({ limits, cost: 0, nowMs: T0 + 1000 })).limits[0].remaining).toBe(938);
+    expect(await redis.lrange(key, 0, -1)).toEqual(['62', String(T0 + 2), String(T0 + 1), '30', String(T0 + 2), '32']);
+    expect((await store.check({ limits, nowMs: T0 + 1001 })).limits[0].remaining).toBe(967);
+    expect(await redis.lrange(key, 0, -1)).toEqual(['33', String(T0 + 1001), String(T0 + 2), '32', String(T0 + 1001), '1']);
+    expect((await store.check({ limits, cost: 0, nowMs: T0 + 2001 })).limits[0]).toMatchObject({ remaining: 1000, resetMs: 0 });
+    expect(await redis.exists(key)).toBe(0);
   });
 
   it('refuses nowMs unless built with testClock', async () => {
@@ -193,6 +233,20 @@ describe('RedisStore', () => {
     await store.check({ limits, meter: { ...meter, member: 'key_2' }, nowMs: minute + 60_000 });
     const bucket = meterBucketKey(prefix, 'usage:', minute);
     expect(await redis.hgetall(bucket)).toEqual({ 'key_1|valid': '2', 'key_1|rateLimited': '1', 'key_1|quotaExceeded': '1', 'key_1|invalid': '1' });
+    // Outcomes decided elsewhere (e.g. locally by the guard) land in the same fields, one call each.
+    await store.recordOutcome(meter, 'valid', minute + 30_000);
+    await recordOutcome(store, meter, 'rateLimited', minute + 30_000);
+    await store.recordOutcome(meter, 'quotaExceeded', minute + 30_000);
+    await store.recordOutcome(meter, 'invalid', minute + 30_000);
+    await store.recordOutcome({ keyPrefix: 'usage:', member: 'key_3' }, 'rateLimited', minute + 30_000);
+    expect(await redis.hgetall(bucket)).toEqual({
+      'key_1|valid': '3',
+      'key_1|rateLimited': '2',
+      'key_1|quotaExceeded': '2',
+      'key_1|invalid': '2',
+      'key_3|rateLimited': '1',
+    });
+    await expect(store.recordOutcome(meter, 'bogus' as never, minute)).rejects.toBeInstanceOf(InvalidLimitParamsError);
     expect(await redis.hgetall(meterBucketKey(prefix, 'usage:', minute + 60_000))).toEqual({ 'key_2|valid': '1' });
     expect(await redis.zrange(meterIndexKey(prefix, 'usage:'), 0, -1, 'WITHSCORES')).toEqual([String(minute), String(minute), String(minute + 60_000), String(minute + 60_000)]);
     const ttl = await redis.pttl(bucket);

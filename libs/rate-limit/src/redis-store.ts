@@ -3,7 +3,7 @@ import { InvalidLimitParamsError } from './errors';
 import { ALGORITHM_CODES, identityStateKey, limitStateField, limitStateKey } from './redis-key-layout';
 import { CHECK_SCRIPT } from './redis-check-script';
 import { resolveLimitParams } from './resolve-limit-params';
-import type { CheckCode, CheckRequest, CheckResult, LimitCheck, LimitOutcome, MeterTarget, RateLimitStore } from './types';
+import type { CheckCode, CheckRequest, CheckResult, LimitCheck, LimitOutcome, MeterOutcome, MeterTarget, QuotaCheck, RateLimitStore } from './types';
 import { validateCost, validateIdentity, validateQuotaCheck } from './validate-limit-params';
 
 /**
@@ -41,6 +41,28 @@ interface CompiledLimit {
   spec: Buffer;
 }
 
+/** A QuotaCheck validated once per object and store: its key and header numbers. */
+interface CompiledQuota {
+  identity: string;
+  limitInput: number;
+  period: QuotaCheck['period'];
+  resetDayInput: number | undefined;
+  key: string;
+  limit: number;
+  /** 0: daily; 1..28: monthly from that day (the script's header field). */
+  resetDay: number;
+}
+
+/** A MeterTarget's encoded tail of the script argument ('<I4c0I4c0'), once per object and store. */
+interface CompiledMeter {
+  keyPrefix: string;
+  member: string;
+  tail: Buffer;
+}
+
+/** The limit-count header field of a record-only call: which outcome to count. */
+const OUTCOME_CODES: Readonly<Record<MeterOutcome, number>> = { invalid: -1, valid: -2, rateLimited: -3, quotaExceeded: -4 };
+
 /** '<dddddd': cost, limit count, nowMs, TTL padding, quota limit, quota reset day. */
 const HEADER_BYTES = 48;
 
@@ -54,12 +76,15 @@ function writeHeader(blob: Buffer, cost: number, n: number, now: number, pad: nu
 }
 
 /** '<I4c0I4c0': meter bucket prefix, member. */
-function writeMeter(blob: Buffer, at: number, prefix: string, member: string): void {
-  const p = blob.write(prefix, at + 4);
-  blob.writeUInt32LE(p, at);
-  at += 4 + p;
-  const m = blob.write(member, at + 4);
-  blob.writeUInt32LE(m, at);
+function encodeMeter(prefix: string, member: string): Buffer {
+  const p = Buffer.byteLength(prefix);
+  const m = Buffer.byteLength(member);
+  const tail = Buffer.allocUnsafe(8 + p + m);
+  tail.writeUInt32LE(p, 0);
+  tail.write(prefix, 4);
+  tail.writeUInt32LE(m, 4 + p);
+  tail.write(member, 8 + p);
+  return tail;
 }
 
 function isNoScript(err: unknown): boolean {
@@ -75,6 +100,10 @@ export class RedisStore implements RateLimitStore {
   private readonly testClock: boolean;
   private readonly ttlPadding: number;
   private readonly compiled = new WeakMap<LimitCheck, CompiledLimit>();
+  private readonly quotas = new WeakMap<QuotaCheck, CompiledQuota>();
+  private readonly meters = new WeakMap<MeterTarget, CompiledMeter>();
+  /** The SCRIPT LOAD in flight after a NOSCRIPT, shared by every request that hit it. */
+  private loading: Promise<unknown> | undefined;
 
   constructor(
     private readonly redis: RedisScriptClient,
@@ -93,11 +122,11 @@ export class RedisStore implements RateLimitStore {
     const cost = validateCost(req.cost);
     const checks = req.limits;
     const n = checks.length;
-    const quota = req.quota === undefined ? undefined : validateQuotaCheck(req.quota);
-    const meter = req.meter;
+    const quota = req.quota === undefined ? undefined : this.compileQuota(req.quota);
+    const meter = req.meter === undefined ? undefined : this.compileMeter(req.meter);
     // KEYS: each limit's state key (its identity hash, or a sliding log's list), then the quota's
     // identity hash. ARGV: one binary string (see redis-check-script.ts): a header of doubles,
-    // each limit's cached spec, then the meter target.
+    // each limit's cached spec, then the meter target's cached tail.
     const numKeys = quota === undefined ? n : n + 1;
     const args: (string | Buffer)[] = new Array(numKeys + 1);
     const compiled: CompiledLimit[] = new Array(n);
@@ -108,14 +137,13 @@ export class RedisStore implements RateLimitStore {
       args[i] = c.key;
       size += c.spec.length;
     }
-    if (quota !== undefined) args[n] = identityStateKey(this.prefix, quota.identity);
-    const meterPrefix = meter === undefined ? '' : this.prefix + meter.keyPrefix;
-    if (meter !== undefined) size += 8 + Buffer.byteLength(meterPrefix) + Buffer.byteLength(meter.member);
+    if (quota !== undefined) args[n] = quota.key;
+    if (meter !== undefined) size += meter.tail.length;
     const blob = Buffer.allocUnsafe(size);
-    writeHeader(blob, cost, n, now, this.ttlPadding, quota === undefined ? 0 : quota.limit, quota === undefined || quota.period === 'day' ? 0 : quota.resetDay);
+    writeHeader(blob, cost, n, now, this.ttlPadding, quota === undefined ? 0 : quota.limit, quota === undefined ? 0 : quota.resetDay);
     let at = HEADER_BYTES;
     for (let i = 0; i < n; i++) at += compiled[i].spec.copy(blob, at);
-    if (meter !== undefined) writeMeter(blob, at, meterPrefix, meter.member);
+    if (meter !== undefined) meter.tail.copy(blob, at);
     args[numKeys] = blob;
     const reply = (await this.run(numKeys, args)) as number[];
 
@@ -193,13 +221,61 @@ export class RedisStore implements RateLimitStore {
     return c;
   }
 
-  /** Counts one `invalid` outcome in the same minute buckets the check script meters into. */
-  async recordInvalid(meter: MeterTarget, nowMs?: number): Promise<void> {
-    const prefix = this.prefix + meter.keyPrefix;
-    const blob = Buffer.allocUnsafe(HEADER_BYTES + 8 + Buffer.byteLength(prefix) + Buffer.byteLength(meter.member));
-    writeHeader(blob, 1, -1, this.clockArg(nowMs), this.ttlPadding, 0, 0);
-    writeMeter(blob, HEADER_BYTES, prefix, meter.member);
+  /** The quota's key and header numbers, validated once per QuotaCheck object (rebuilt if its fields change). */
+  private compileQuota(quota: QuotaCheck): CompiledQuota {
+    const cached = this.quotas.get(quota);
+    if (
+      cached !== undefined &&
+      cached.identity === quota.identity &&
+      cached.limitInput === quota.limit &&
+      cached.period === quota.period &&
+      cached.resetDayInput === quota.resetDay
+    ) {
+      return cached;
+    }
+    const checked = validateQuotaCheck(quota);
+    const c: CompiledQuota = {
+      identity: quota.identity,
+      limitInput: quota.limit,
+      period: quota.period,
+      resetDayInput: quota.resetDay,
+      key: identityStateKey(this.prefix, checked.identity),
+      limit: checked.limit,
+      resetDay: checked.period === 'day' ? 0 : checked.resetDay,
+    };
+    this.quotas.set(quota, c);
+    return c;
+  }
+
+  /** The meter target's encoded bytes, once per MeterTarget object (rebuilt if its fields change). */
+  private compileMeter(meter: MeterTarget): CompiledMeter {
+    const cached = this.meters.get(meter);
+    if (cached !== undefined && cached.keyPrefix === meter.keyPrefix && cached.member === meter.member) return cached;
+    if (typeof meter.keyPrefix !== 'string') throw new InvalidLimitParamsError('meter.keyPrefix', 'must be a string');
+    if (typeof meter.member !== 'string') throw new InvalidLimitParamsError('meter.member', 'must be a string');
+    const c: CompiledMeter = { keyPrefix: meter.keyPrefix, member: meter.member, tail: encodeMeter(this.prefix + meter.keyPrefix, meter.member) };
+    this.meters.set(meter, c);
+    return c;
+  }
+
+  /**
+   * Counts one outcome (`valid`, `rateLimited`, `quotaExceeded` or `invalid`) in the same minute
+   * buckets the check script meters into, in one call and without touching any limit: for
+   * decisions taken elsewhere (e.g. a guard deciding locally while Redis was unreachable).
+   */
+  async recordOutcome(meter: MeterTarget, outcome: MeterOutcome, nowMs?: number): Promise<void> {
+    const code = OUTCOME_CODES[outcome];
+    if (typeof code !== 'number') throw new InvalidLimitParamsError('outcome', 'must be valid, rateLimited, quotaExceeded or invalid');
+    const tail = this.compileMeter(meter).tail;
+    const blob = Buffer.allocUnsafe(HEADER_BYTES + tail.length);
+    writeHeader(blob, 1, code, this.clockArg(nowMs), this.ttlPadding, 0, 0);
+    tail.copy(blob, HEADER_BYTES);
     await this.run(0, [blob]);
+  }
+
+  /** Counts one `invalid` outcome: recordOutcome(meter, 'invalid', nowMs). */
+  recordInvalid(meter: MeterTarget, nowMs?: number): Promise<void> {
+    return this.recordOutcome(meter, 'invalid', nowMs);
   }
 
   /** -1 for Redis TIME, or the test clock's nowMs. */
@@ -216,13 +292,30 @@ export class RedisStore implements RateLimitStore {
     } catch (err) {
       // After a restart, failover or SCRIPT FLUSH the server forgets the script: load it and retry once.
       if (!isNoScript(err)) throw err;
-      await this.redis.script('LOAD', CHECK_SCRIPT);
+      await this.loadScript();
       return this.redis.evalsha(SCRIPT_SHA, numKeys, ...args);
     }
+  }
+
+  /** One SCRIPT LOAD at a time: every request that hit NOSCRIPT meanwhile waits for the same one. */
+  private loadScript(): Promise<unknown> {
+    if (this.loading === undefined) {
+      const clear = () => {
+        this.loading = undefined;
+      };
+      this.loading = this.redis.script('LOAD', CHECK_SCRIPT);
+      this.loading.then(clear, clear);
+    }
+    return this.loading;
   }
 }
 
 /** Records an `invalid` verification (unknown/disabled/expired key) in the usage buckets, one call. */
 export function recordInvalid(store: RedisStore, meter: MeterTarget, nowMs?: number): Promise<void> {
-  return store.recordInvalid(meter, nowMs);
+  return store.recordOutcome(meter, 'invalid', nowMs);
+}
+
+/** Records one outcome decided outside the check script (e.g. locally) in the usage buckets, one call. */
+export function recordOutcome(store: RedisStore, meter: MeterTarget, outcome: MeterOutcome, nowMs?: number): Promise<void> {
+  return store.recordOutcome(meter, outcome, nowMs);
 }

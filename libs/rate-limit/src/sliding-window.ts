@@ -1,3 +1,4 @@
+import { admitted, rejected } from './decision';
 import type { Decision, LimitParams } from './types';
 
 export interface SlidingWindowState {
@@ -31,44 +32,28 @@ export function slidingWindow(
       previous = state.current;
     }
   }
+  // A clock that stepped back into an earlier window is held at the start of the stored one.
   const t = nowMs > start ? nowMs : start;
   const elapsed = t - start;
   const weighted = current * w + previous * (w - elapsed);
   const room = limit * w - weighted;
   if (cost * w <= room) {
     const next = current + cost;
-    const resetMs = next > 0 ? start + 2 * w - t : previous > 0 ? start + w - t : 0;
-    return {
-      allowed: true,
-      state: { windowStartMs: start, current: next, previous },
-      remaining: Math.floor((room - cost * w) / w),
-      resetMs,
-      retryAfterMs: 0,
-      delayMs: 0,
-      neverFits: false,
-      ttlMs: resetMs,
-    };
+    const resetMs = next > 0 ? start + 2 * w - nowMs : previous > 0 ? start + w - nowMs : 0;
+    return admitted({ windowStartMs: start, current: next, previous }, Math.floor((room - cost * w) / w), resetMs, 0);
   }
   const neverFits = cost > limit;
-  let retryAfterMs = Infinity;
+  let retryAfterMs = 0;
   if (!neverFits) {
     // The estimate only falls as time passes (previous decays, then current becomes previous and
     // decays), so the first instant it fits has a closed form; floors make it never early.
     const spare = (limit - cost) * w;
     if (current * w <= spare) {
-      retryAfterMs = w - elapsed - Math.floor((spare - current * w) / previous);
+      retryAfterMs = t - nowMs + w - elapsed - Math.floor((spare - current * w) / previous);
     } else {
-      retryAfterMs = 2 * w - elapsed - Math.floor(spare / current);
+      retryAfterMs = t - nowMs + 2 * w - elapsed - Math.floor(spare / current);
     }
   }
-  return {
-    allowed: false,
-    state,
-    remaining: room <= 0 ? 0 : Math.floor(room / w),
-    resetMs: current > 0 ? start + 2 * w - t : previous > 0 ? start + w - t : 0,
-    retryAfterMs,
-    delayMs: 0,
-    neverFits,
-    ttlMs: 0,
-  };
+  const resetMs = current > 0 ? start + 2 * w - nowMs : previous > 0 ? start + w - nowMs : 0;
+  return rejected(state, room <= 0 ? 0 : Math.floor(room / w), resetMs, retryAfterMs, neverFits);
 }

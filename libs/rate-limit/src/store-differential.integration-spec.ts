@@ -4,9 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryStore } from './memory-store';
 import { RedisStore } from './redis-store';
 import { connectTestRedis, deletePrefix, uniqueRedisPrefix } from './redis-test-client.test-util';
-import type { Algorithm, CheckRequest, LimitCheck, QuotaCheck } from './types';
-
-const ALGORITHMS: Algorithm[] = ['token_bucket', 'leaky_bucket', 'fixed_window', 'sliding_log', 'sliding_window', 'gcra'];
+import type { CheckRequest, LimitCheck, QuotaCheck } from './types';
+import { ALGORITHMS } from './validate-limit-params';
 
 const limitArb: fc.Arbitrary<Omit<LimitCheck, 'name'>> = fc
   .record({
@@ -70,6 +69,45 @@ describe('memory store vs Redis store (differential, test clock)', () => {
         }
       }),
       { numRuns: 300 },
+    );
+  }, 120_000);
+
+  // A clock that steps back, and params that change (tighten or loosen) between requests. Times
+  // only go back (or stay) here: the memory store drops an entry once read past its lifetime, while
+  // with a test clock Redis keeps it (its TTL runs on real time), so a clock that went forward
+  // past a lifetime and then back would legitimately differ; that cannot happen going backwards.
+  it('stays identical when the clock steps back and params change mid-sequence', async () => {
+    const paramsArb = limitArb.map((l) => l.params);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('key:k1', 'owner:o1'),
+        fc.array(paramsArb, { minLength: 1, maxLength: 3 }),
+        quotaArb,
+        fc.integer({ min: Date.UTC(2026, 0, 1), max: Date.UTC(2027, 0, 1) }),
+        fc.array(fc.record({ back: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 50 }), fc.integer({ min: 0, max: 5000 })), cost: fc.integer({ min: 0, max: 4 }), pick: fc.nat() }), {
+          minLength: 1,
+          maxLength: 60,
+        }),
+        async (identity, paramSets, quota, start, steps) => {
+          const prefix = uniqueRedisPrefix('diffback');
+          prefixes.push(prefix);
+          const viaRedis = new RedisStore(redis, { prefix, testClock: true });
+          const inMemory = new MemoryStore();
+          // Params of one algorithm per limit name, so the state carries over when they change.
+          const byAlgorithm = paramSets.map((p) => paramSets.filter((q) => q.algorithm === p.algorithm));
+          let t = start;
+          for (const step of steps) {
+            t -= step.back;
+            const limits: LimitCheck[] = [{ name: 'l', identity, params: byAlgorithm[0][step.pick % byAlgorithm[0].length] }];
+            if (paramSets.length > 1) limits.push({ name: 'm', identity: 'plan:p1', params: byAlgorithm[1][step.pick % byAlgorithm[1].length] });
+            const req: CheckRequest = { limits, cost: step.cost, nowMs: t, ...(quota ? { quota } : {}) };
+            const [a, b] = await Promise.all([viaRedis.check(req), inMemory.check(req)]);
+            expect(a).toEqual(b);
+            for (const l of a.limits) expect(l.remaining).toBeGreaterThanOrEqual(0);
+          }
+        },
+      ),
+      { numRuns: 200 },
     );
   }, 120_000);
 

@@ -1,3 +1,5 @@
+import { bucketLevel, heldClock } from './bucket-level';
+import { admitted, rejected } from './decision';
 import type { Decision, LimitParams } from './types';
 
 /**
@@ -23,34 +25,15 @@ export function tokenBucket(
   let tokens = capacity;
   if (state !== undefined) {
     // A clock that steps back is held at the last observation, so tokens are never minted twice.
-    if (state.lastMs > t) t = state.lastMs;
-    const refill = (t - state.lastMs) * rate;
-    tokens = refill >= capacity - state.scaledTokens ? capacity : state.scaledTokens + refill;
+    t = heldClock(state.lastMs, nowMs);
+    tokens = bucketLevel(state.scaledTokens, state.lastMs, t, rate, capacity);
   }
+  // Durations are from now; while the clock is held they include the time until it moves again.
+  const held = t - nowMs;
   const need = cost * w;
   if (tokens >= need) {
     const left = tokens - need;
-    const resetMs = Math.ceil((capacity - left) / rate);
-    return {
-      allowed: true,
-      state: { scaledTokens: left, lastMs: t },
-      remaining: Math.floor(left / w),
-      resetMs,
-      retryAfterMs: 0,
-      delayMs: 0,
-      neverFits: false,
-      ttlMs: resetMs,
-    };
+    return admitted({ scaledTokens: left, lastMs: t }, Math.floor(left / w), held + Math.ceil((capacity - left) / rate), 0);
   }
-  const neverFits = cost > params.burst;
-  return {
-    allowed: false,
-    state,
-    remaining: Math.floor(tokens / w),
-    resetMs: Math.ceil((capacity - tokens) / rate),
-    retryAfterMs: neverFits ? Infinity : Math.ceil((need - tokens) / rate),
-    delayMs: 0,
-    neverFits,
-    ttlMs: 0,
-  };
+  return rejected(state, Math.floor(tokens / w), held + Math.ceil((capacity - tokens) / rate), held + Math.ceil((need - tokens) / rate), cost > params.burst);
 }

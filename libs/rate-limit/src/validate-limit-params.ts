@@ -1,7 +1,8 @@
 import { InvalidLimitParamsError } from './errors';
 import type { Algorithm, LimitParams, LimitParamsInput, QuotaCheck } from './types';
 
-const ALGORITHMS: readonly Algorithm[] = ['token_bucket', 'leaky_bucket', 'fixed_window', 'sliding_log', 'sliding_window', 'gcra'];
+/** Every algorithm of the contract, in its order (the one list: validation, tests and benchmarks use it). */
+export const ALGORITHMS: readonly Algorithm[] = Object.freeze(['token_bucket', 'leaky_bucket', 'fixed_window', 'sliding_log', 'sliding_window', 'gcra'] as const);
 const MAX_LIMIT = 1e9;
 // 31 days: the contract's upper bound for windowMs.
 const MAX_WINDOW_MS = 2_678_400_000;
