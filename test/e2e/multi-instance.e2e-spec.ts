@@ -6,6 +6,7 @@ import { issueSecret, ROOT_KEY_PREFIX } from '../../apps/api/src/keys/key-secret
 import { deleteRedisPrefix, startApiProcesses, type ApiProcesses } from '../support/api-process';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { http } from '../support/http';
+import { waitFor } from '../support/wait-for';
 
 // ---- RFC 8941 structured fields: just enough of the grammar to validate sf-lists strictly ----
 
@@ -248,6 +249,18 @@ describe('three API processes on one Redis', () => {
     // Still exactly 100 afterwards: nothing was charged by the refusals.
     const again = await Promise.all(api.urls.map((url) => echo(url, key.body.key)));
     expect(again.map((r) => r.status)).toEqual([429, 429, 429]);
+
+    // Usage counts every one of the 603 decisions, whichever instance took it and whether Redis
+    // or an instance's blocked-key shortcut refused it (its count is sent without being awaited).
+    let totals: any;
+    await waitFor(
+      async () => {
+        totals = (await admin(a, 'GET', `/v1/usage?keyId=${key.body.id}&granularity=minute&from=${new Date(startedAt - 120_000).toISOString()}`)).body.totals;
+        return totals?.valid === 100 && totals?.rateLimited === 503;
+      },
+      { what: 'usage totals to settle', timeoutMs: 5000 },
+    ).catch(() => undefined);
+    expect(totals).toMatchObject({ valid: 100, rateLimited: 503, quotaExceeded: 0, invalid: 0 });
   });
 
   it('a key limit patched through one instance is enforced by the others within 1 s (both ways)', async () => {

@@ -177,10 +177,16 @@ describe('GET /v1/demo/echo behind the guard', () => {
     const none = await http(`${h.api.url}/v1/demo/echo`);
     expect(none.status).toBe(401);
     expect(none.body.code).toBe('UNAUTHORIZED');
+    // Every guarded answer carries the headers; without a key the quota is zero.
+    expect(none.headers.get('ratelimit-policy')).toBe('"unauthenticated";q=0;w=1');
+    expect(none.headers.get('ratelimit')).toBe('"unauthenticated";r=0;t=0');
+    expect(none.headers.get('x-ratelimit-remaining')).toBe('0');
     expect((await http(`${h.api.url}/v1/demo/echo`, { token: 'tg_unknownKey' })).status).toBe(401);
     await h.call('PATCH', `/v1/keys/${keyId}`, { enabled: false });
     const disabled = await http(`${h.api.url}/v1/demo/echo`, { token: secret });
     expect(disabled.status).toBe(403);
     expect(disabled.body.code).toBe('KEY_DISABLED');
+    expect(disabled.headers.get('ratelimit-policy')).toContain('"burst";q=1;w=30');
+    expect(disabled.headers.get('x-ratelimit-limit')).not.toBeNull();
   });
 });

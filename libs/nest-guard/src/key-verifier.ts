@@ -8,6 +8,7 @@ import {
   type CheckRequest,
   type CheckResult,
   type LimitCheck,
+  type MeterOutcome,
   type MeterTarget,
   type QuotaCheck,
   type RateLimitStore,
@@ -315,7 +316,7 @@ export class KeyVerifier {
     const record = await this.cache.get(sha256Hex(secret));
     const now = this.clock();
     if (record === null) {
-      this.meterInvalid('-');
+      this.meterOutcome('-', 'invalid');
       const unknown: VerificationResult = { valid: false, code: 'NOT_FOUND', limits: [], nowMs: now };
       if (this.defaultPolicy !== undefined) unknown.policy = this.defaultPolicy;
       return unknown;
@@ -325,7 +326,7 @@ export class KeyVerifier {
     const policy = policyFor(selection, compiled, now);
     const base = compiled.base;
     if (!record.enabled || (record.expiresAt !== null && record.expiresAt <= now)) {
-      this.meterInvalid(record.id);
+      this.meterOutcome(record.id, 'invalid');
       return { valid: false, code: record.enabled ? 'EXPIRED' : 'DISABLED', ...base, limits: [], policy, nowMs: now };
     }
     if (selection.checks.length === 0 && compiled.quota === undefined) {
@@ -335,6 +336,8 @@ export class KeyVerifier {
     const blocked = this.blocked.match(record.id, cost, selection.names);
     if (blocked !== undefined) {
       this.counters.blockedShortcuts++;
+      // Decided here without the check script, so counted here: usage totals stay exact.
+      this.meterOutcome(record.id, 'rateLimited');
       const limits: VerifiedLimit[] = blocked.limits.map((b) => {
         const i = selection.names.indexOf(b.name);
         return { name: b.name, limit: selection.checks[i].params.limit, windowMs: selection.windows[i], remaining: 0, resetMs: b.resetMs, blocked: true, retryAfterMs: b.retryAfterMs };
@@ -396,11 +399,14 @@ export class KeyVerifier {
     }
   }
 
-  /** Counts an invalid verification in the usage buckets; best effort, never awaited by the caller. */
-  private meterInvalid(member: string): void {
+  /**
+   * Counts a decision taken without the store's check script (an invalid key, or a rejection by
+   * the blocked-key shortcut) in the usage buckets; best effort, never awaited by the caller.
+   */
+  private meterOutcome(member: string, outcome: MeterOutcome): void {
     const store = this.store;
     if (!this.metering || !(store instanceof RedisStore) || !this.breaker.tryAcquire()) return;
-    this.deadlines.run(store.recordInvalid({ keyPrefix: USAGE_METER_PREFIX, member })).then(
+    this.deadlines.run(store.recordOutcome({ keyPrefix: USAGE_METER_PREFIX, member }, outcome)).then(
       () => this.breaker.success(),
       () => {
         this.breaker.failure();

@@ -25,6 +25,9 @@ import { VerifyController } from './verify.controller';
         storeTimeoutMs: env.TOLLGATE_STORE_TIMEOUT_MS,
         lookup: (secretHash: string) => keys.findForVerification(secretHash),
         onDecision: events.onDecision,
+        // Every guarded answer carries rate-limit headers, 401 included: without a valid key the
+        // caller's quota is zero requests.
+        defaultPolicy: [{ name: 'unauthenticated', limit: 0, windowMs: 1000 }],
       }),
     }),
   ],
