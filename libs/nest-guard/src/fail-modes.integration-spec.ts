@@ -1,7 +1,10 @@
+import { meterBucketKey, meterIndexKey } from '@tollgate/rate-limit';
+import Redis from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueRedisPrefix } from '../../../test/support/redis';
 import { get, KeyTable, startGuardApp, TEST_REDIS_URL, waitUntil, type GuardApp } from './guard-app.test-util';
 import type { FailMode, KeyRecord } from './key-record';
+import { USAGE_METER_PREFIX } from './key-verifier';
 import { TcpProxy } from './tcp-proxy.test-util';
 
 function rec(id: string, failMode: FailMode, limit = 3): KeyRecord {
@@ -25,6 +28,7 @@ async function timedGet(url: string, secret: string) {
 
 describe('Redis outages, really cut through a TCP proxy', () => {
   const table = new KeyTable();
+  const prefix = uniqueRedisPrefix('nest-guard-fail');
   let proxy: TcpProxy;
   let guard: GuardApp;
 
@@ -34,7 +38,8 @@ describe('Redis outages, really cut through a TCP proxy', () => {
     table.set('tg_local', rec('k_local', 'local', 3));
     table.set('tg_blocked', rec('k_blocked', 'closed', 1));
     proxy = await TcpProxy.start(TEST_REDIS_URL);
-    guard = await startGuardApp({ redis: proxy.url, prefix: uniqueRedisPrefix('nest-guard-fail'), lookup: table.lookup, storeTimeoutMs: 50 });
+    // Shortcut refusals are sent to the usage buckets only when this test says so (flushMeter).
+    guard = await startGuardApp({ redis: proxy.url, prefix, lookup: table.lookup, storeTimeoutMs: 50, meterFlushMs: 3_600_000 });
     await waitUntil(() => guard.verifier.health().invalidation === 'live');
     for (const secret of ['tg_closed', 'tg_open']) expect((await get(`${guard.url}/echo`, secret)).status).toBe(200);
   });
@@ -56,6 +61,19 @@ describe('Redis outages, really cut through a TCP proxy', () => {
     }
     expect(proxy.bytesToTarget).toBe(bytes);
     expect(guard.verifier.counters.blockedShortcuts - shortcutsBefore).toBe(20);
+
+    // They are still counted: one batched call sends all 20 to the usage buckets.
+    await guard.verifier.flushMeter();
+    expect(proxy.bytesToTarget).toBeGreaterThan(bytes);
+    const redis = new Redis(TEST_REDIS_URL);
+    try {
+      const buckets = await redis.zrange(meterIndexKey(prefix, USAGE_METER_PREFIX), 0, -1);
+      let refused = 0;
+      for (const minute of buckets) refused += Number((await redis.hget(meterBucketKey(prefix, USAGE_METER_PREFIX, Number(minute)), 'k_blocked|rateLimited')) ?? 0);
+      expect(refused).toBe(21); // the first refusal came from Redis's own check, the 20 from the shortcut
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it('connection cut: closed -> 503 STORE_UNAVAILABLE fast, open -> 200 degraded and counted, local -> enforced in-process; recovery is automatic', async () => {

@@ -65,6 +65,11 @@ export interface KeyVerifierOptions {
    * events). Must be cheap and must not throw; errors are logged and swallowed.
    */
   onDecision?: (result: VerificationResult) => void;
+  /**
+   * How often refusals taken by the blocked-key shortcut (no store call) are sent to the usage
+   * buckets, in one call per key; default 1000 ms. Pending counts are also sent on close().
+   */
+  meterFlushMs?: number;
   /** Count every decision in the usage buckets (same round trip). Default true; off only to measure its cost. */
   metering?: boolean;
   /**
@@ -159,6 +164,10 @@ export class KeyVerifier {
   private readonly logger: GuardLogger | undefined;
   private readonly onDecision: ((result: VerificationResult) => void) | undefined;
   private readonly metering: boolean;
+  /** Shortcut refusals not yet sent to the usage buckets, per key id. */
+  private readonly pendingRefusals = new Map<string, number>();
+  private readonly meterFlushMs: number;
+  private meterFlushTimer: NodeJS.Timeout | undefined;
   private readonly client: GuardRedisClient | undefined;
   private readonly ownsClient: boolean;
   private readonly subscriber: InvalidationSubscriber | undefined;
@@ -170,6 +179,7 @@ export class KeyVerifier {
     this.logger = opts.logger;
     this.onDecision = opts.onDecision;
     this.metering = opts.metering ?? true;
+    this.meterFlushMs = opts.meterFlushMs ?? 1000;
     this.defaultPolicy = opts.defaultPolicy !== undefined && opts.defaultPolicy.length > 0 ? opts.defaultPolicy.map((item) => ({ ...item })) : undefined;
     const storeTimeoutMs = opts.storeTimeoutMs ?? 50;
     this.deadlines = new Deadlines(storeTimeoutMs, opts.storeMaxWaitMs ?? storeTimeoutMs);
@@ -226,6 +236,9 @@ export class KeyVerifier {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.meterFlushTimer);
+    this.meterFlushTimer = undefined;
+    await this.flushMeter();
     await this.subscriber?.close();
     if (this.ownsClient && this.client !== undefined) {
       try {
@@ -336,8 +349,8 @@ export class KeyVerifier {
     const blocked = this.blocked.match(record.id, cost, selection.names);
     if (blocked !== undefined) {
       this.counters.blockedShortcuts++;
-      // Decided here without the check script, so counted here: usage totals stay exact.
-      this.meterOutcome(record.id, 'rateLimited');
+      // Decided here without a store call; counted here, sent in batches: usage totals stay exact.
+      this.countRefusal(record.id);
       const limits: VerifiedLimit[] = blocked.limits.map((b) => {
         const i = selection.names.indexOf(b.name);
         return { name: b.name, limit: selection.checks[i].params.limit, windowMs: selection.windows[i], remaining: 0, resetMs: b.resetMs, blocked: true, retryAfterMs: b.retryAfterMs };
@@ -399,9 +412,36 @@ export class KeyVerifier {
     }
   }
 
+  private countRefusal(keyId: string): void {
+    if (!this.metering || !(this.store instanceof RedisStore)) return;
+    this.pendingRefusals.set(keyId, (this.pendingRefusals.get(keyId) ?? 0) + 1);
+    if (this.meterFlushTimer === undefined) {
+      this.meterFlushTimer = setInterval(() => void this.flushMeter(), this.meterFlushMs);
+      this.meterFlushTimer.unref();
+    }
+  }
+
   /**
-   * Counts a decision taken without the store's check script (an invalid key, or a rejection by
-   * the blocked-key shortcut) in the usage buckets; best effort, never awaited by the caller.
+   * Sends the shortcut refusals counted so far to the usage buckets, one call per key. Counts that
+   * cannot be sent (Redis away) stay pending for the next flush.
+   */
+  async flushMeter(): Promise<void> {
+    const store = this.store;
+    if (this.pendingRefusals.size === 0 || !(store instanceof RedisStore)) return;
+    const batch = [...this.pendingRefusals];
+    this.pendingRefusals.clear();
+    await Promise.all(
+      batch.map(([keyId, count]) =>
+        store.recordOutcome({ keyPrefix: USAGE_METER_PREFIX, member: keyId }, 'rateLimited', undefined, count).catch(() => {
+          this.pendingRefusals.set(keyId, (this.pendingRefusals.get(keyId) ?? 0) + count);
+        }),
+      ),
+    );
+  }
+
+  /**
+   * Counts an invalid key (decided without the store's check script) in the usage buckets; best
+   * effort, never awaited by the caller.
    */
   private meterOutcome(member: string, outcome: MeterOutcome): void {
     const store = this.store;

@@ -45,13 +45,14 @@ if now < 0 then
 end
 
 -- Reads the meter target after the limit specs (pos has moved past them by then).
-local function meter(outcome)
+local function meter(outcome, by)
+  by = by or 1
   if pos > #blob then return end
   local prefix, member = sunpack('<I4c0I4c0', blob, pos)
   local minute = string.format('%d', floor(now / 60000) * 60000)
   local bucket = prefix .. minute
   -- The first count of a field is the only write that can create the bucket: set TTL and index then.
-  if call('HINCRBY', bucket, member .. '|' .. outcome, 1) == 1 then
+  if call('HINCRBY', bucket, member .. '|' .. outcome, by) == by then
     call('PEXPIRE', bucket, 172800000)
     call('ZADD', prefix .. 'buckets', minute, minute)
     call('PEXPIRE', prefix .. 'buckets', 172800000)
@@ -60,7 +61,8 @@ end
 
 if n < 0 then
   local outcomes = {'invalid', 'valid', 'rateLimited', 'quotaExceeded'}
-  meter(outcomes[-n])
+  -- An outcome-only call (recordOutcome): the cost field carries how many decisions to count.
+  meter(outcomes[-n], cost)
   return {0, now}
 end
 

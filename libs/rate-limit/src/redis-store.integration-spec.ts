@@ -247,8 +247,17 @@ describe('RedisStore', () => {
       'key_3|rateLimited': '1',
     });
     await expect(store.recordOutcome(meter, 'bogus' as never, minute)).rejects.toBeInstanceOf(InvalidLimitParamsError);
+    // Several decisions in one call (a guard flushing the refusals it took locally); a new
+    // bucket is still created with its TTL and index entry when the first write is a batch.
+    await store.recordOutcome({ keyPrefix: 'usage:', member: 'key_3' }, 'rateLimited', minute + 30_000, 7);
+    expect(await redis.hget(bucket, 'key_3|rateLimited')).toBe('8');
+    const later = minute + 5 * 60_000;
+    await recordOutcome(store, { keyPrefix: 'usage:', member: 'key_4' }, 'rateLimited', later, 5);
+    expect(await redis.hgetall(meterBucketKey(prefix, 'usage:', later))).toEqual({ 'key_4|rateLimited': '5' });
+    expect(await redis.pttl(meterBucketKey(prefix, 'usage:', later))).toBeGreaterThan(172_700_000);
+    await expect(store.recordOutcome(meter, 'valid', minute, 0)).rejects.toBeInstanceOf(InvalidLimitParamsError);
     expect(await redis.hgetall(meterBucketKey(prefix, 'usage:', minute + 60_000))).toEqual({ 'key_2|valid': '1' });
-    expect(await redis.zrange(meterIndexKey(prefix, 'usage:'), 0, -1, 'WITHSCORES')).toEqual([String(minute), String(minute), String(minute + 60_000), String(minute + 60_000)]);
+    expect(await redis.zrange(meterIndexKey(prefix, 'usage:'), 0, -1, 'WITHSCORES')).toEqual([String(minute), String(minute), String(minute + 60_000), String(minute + 60_000), String(later), String(later)]);
     const ttl = await redis.pttl(bucket);
     expect(ttl).toBeGreaterThan(172_700_000);
     expect(ttl).toBeLessThanOrEqual(172_800_000);

@@ -263,12 +263,13 @@ export class RedisStore implements RateLimitStore {
    * buckets the check script meters into, in one call and without touching any limit: for
    * decisions taken elsewhere (e.g. a guard deciding locally while Redis was unreachable).
    */
-  async recordOutcome(meter: MeterTarget, outcome: MeterOutcome, nowMs?: number): Promise<void> {
+  async recordOutcome(meter: MeterTarget, outcome: MeterOutcome, nowMs?: number, count = 1): Promise<void> {
     const code = OUTCOME_CODES[outcome];
     if (typeof code !== 'number') throw new InvalidLimitParamsError('outcome', 'must be valid, rateLimited, quotaExceeded or invalid');
+    if (!Number.isInteger(count) || count < 1 || count > 1_000_000_000) throw new InvalidLimitParamsError('count', 'must be an integer 1..1e9');
     const tail = this.compileMeter(meter).tail;
     const blob = Buffer.allocUnsafe(HEADER_BYTES + tail.length);
-    writeHeader(blob, 1, code, this.clockArg(nowMs), this.ttlPadding, 0, 0);
+    writeHeader(blob, count, code, this.clockArg(nowMs), this.ttlPadding, 0, 0);
     tail.copy(blob, HEADER_BYTES);
     await this.run(0, [blob]);
   }
@@ -316,6 +317,6 @@ export function recordInvalid(store: RedisStore, meter: MeterTarget, nowMs?: num
 }
 
 /** Records one outcome decided outside the check script (e.g. locally) in the usage buckets, one call. */
-export function recordOutcome(store: RedisStore, meter: MeterTarget, outcome: MeterOutcome, nowMs?: number): Promise<void> {
-  return store.recordOutcome(meter, outcome, nowMs);
+export function recordOutcome(store: RedisStore, meter: MeterTarget, outcome: MeterOutcome, nowMs?: number, count = 1): Promise<void> {
+  return store.recordOutcome(meter, outcome, nowMs, count);
 }

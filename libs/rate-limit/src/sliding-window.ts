@@ -40,7 +40,10 @@ export function slidingWindow(
   if (cost * w <= room) {
     const next = current + cost;
     const resetMs = next > 0 ? start + 2 * w - nowMs : previous > 0 ? start + w - nowMs : 0;
-    return admitted({ windowStartMs: start, current: next, previous }, Math.floor((room - cost * w) / w), resetMs, 0);
+    // A state that counts nothing is no state (its ttlMs is 0, so the stores drop it): returning
+    // it would keep a window start held from a clock that stepped back.
+    const state = next === 0 && previous === 0 ? undefined : { windowStartMs: start, current: next, previous };
+    return admitted(state, Math.floor((room - cost * w) / w), resetMs, 0);
   }
   const neverFits = cost > limit;
   let retryAfterMs = 0;
