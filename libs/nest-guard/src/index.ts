@@ -13,7 +13,7 @@ export type {
 export type { KeyCacheStats } from './key-cache';
 export type { BreakerState } from './store-breaker';
 export { publishInvalidation, type InvalidationMessage } from './invalidation';
-export type { GuardRedisClient } from './redis-client';
+export { createGuardRedis, WriteCoalescingRedis, type GuardRedisClient } from './redis-client';
 export {
   KeyVerifier,
   USAGE_METER_PREFIX,

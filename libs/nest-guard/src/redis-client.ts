@@ -22,19 +22,50 @@ export interface GuardRedisClient extends RedisScriptClient {
 }
 
 /**
+ * An ioredis client whose commands issued in one event-loop turn leave in one socket write.
+ *
+ * On a busy guard each request's EVALSHA is its own `write` syscall, and each wakes an idle Redis
+ * (and Redis' answer wakes Node again): on the guard bench those writes were the largest single
+ * cost of a guarded request. Here the first command of a turn corks the socket and a
+ * setImmediate (one per turn, not per command) uncorks it once the turn's I/O callbacks have run,
+ * so the turn's commands go out in one writev and Redis answers them in one write. Nothing waits
+ * longer than the rest of the current turn; the order of commands and replies is unchanged.
+ * Unlike ioredis' enableAutoPipelining (which builds a Pipeline per batch and re-dispatches every
+ * reply, and measured ~20 % slower here), it adds no work per command.
+ */
+export class WriteCoalescingRedis extends Redis {
+  private corked: { uncork(): void } | undefined;
+  private readonly uncork = (): void => {
+    const stream = this.corked;
+    this.corked = undefined;
+    stream?.uncork();
+  };
+
+  override sendCommand(...args: Parameters<Redis['sendCommand']>): ReturnType<Redis['sendCommand']> {
+    if (this.corked === undefined && this.status === 'ready') {
+      const stream = this.stream;
+      if (stream !== undefined && stream.writable) {
+        stream.cork();
+        this.corked = stream;
+        setImmediate(this.uncork);
+      }
+    }
+    return super.sendCommand(...args);
+  }
+}
+
+/**
  * The connection the guard opens from a URL: no offline queue, so a command while Redis is down
- * fails at once instead of waiting and being charged late; quick reconnects so recovery is fast.
+ * fails at once instead of waiting and being charged late; quick reconnects so recovery is fast;
+ * one socket write per event-loop turn (WriteCoalescingRedis).
  */
 export function createGuardRedis(url: string, connectionName = 'tollgate-guard'): Redis {
-  const redis = new Redis(url, {
+  const redis = new WriteCoalescingRedis(url, {
     connectionName,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2000,
     retryStrategy: (times) => Math.min(50 * times, 500),
-    // No auto-pipelining: measured on the guard bench it cut throughput by ~20 % (10.7 k vs
-    // 13.3 k req/s), because holding each EVALSHA until the end of the event-loop turn stops Redis
-    // from working on the first requests while Node still parses the rest.
   });
   // Connection errors surface as failed commands (and the breaker); this only keeps them off stderr.
   redis.on('error', () => undefined);
