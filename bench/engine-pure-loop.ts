@@ -1,7 +1,14 @@
 // Child process of the engine suite: times one algorithm's pure function (or the MemoryStore) in
 // a fresh V8 isolate, so one algorithm's type feedback cannot slow down another's measurement.
 // Usage: node --import tsx bench/engine-pure-loop.ts <algorithm|store|store-churn> <ms>
-import { decideLimit, MemoryStore, validateLimitParams, type Algorithm, type LimitCheck, type LimitState } from '../libs/rate-limit/src/index';
+// (after `npx nx run @tollgate/rate-limit:build`, which the engine suite runs)
+// The built library (tsc's CommonJS in libs/rate-limit/dist, what the API runs), not the sources
+// through tsx: tsx's CommonJS reads every imported function through two getters, which costs as
+// much as a decision on the store path and is not what production pays. The engine suite builds
+// dist first.
+import type { Algorithm, LimitCheck, LimitState } from '../libs/rate-limit/src/index';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { decideLimit, MemoryStore, validateLimitParams } = require('../libs/rate-limit/dist/index.js') as typeof import('../libs/rate-limit/src/index');
 
 function pure(algorithm: Algorithm, ms: number): number {
   // Generous limits keep every decision on the admit-and-update path, the costly one.
@@ -30,7 +37,8 @@ function pure(algorithm: Algorithm, ms: number): number {
  * - `store`: every identity's state is live when it comes round again (burst 1e9 refilling
  *   1/s), so each decision reads and updates a stored entry: the steady state of active keys.
  * - `store-churn`: limit 1e6/s, so a state refills within 1 ms and has expired by the time its
- *   identity comes round again: each decision deletes the expired entry and inserts a new one.
+ *   identity comes round again: each decision finds its entry expired, decides as from no state
+ *   and rewrites that entry.
  */
 function store(ms: number, churn: boolean): number {
   const memory = new MemoryStore({ maxEntries: 50_000 });

@@ -22,6 +22,15 @@ export const name = 'engine';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const camel = (a: Algorithm) => a.replace(/_(\w)/g, (_, c: string) => c.toUpperCase()).replace(/^\w/, (c) => c.toUpperCase());
 
+/** Builds libs/rate-limit/dist, which bench/engine-pure-loop.ts measures (Nx skips it when nothing changed). */
+function buildEngine(): void {
+  execFileSync(path.join(__dirname, '../../node_modules/.bin/nx'), ['run', '@tollgate/rate-limit:build', '--outputStyle=static'], {
+    cwd: path.join(__dirname, '../..'),
+    env: { ...process.env, NX_DAEMON: 'false' },
+    stdio: 'pipe',
+  });
+}
+
 /** Runs bench/engine-pure-loop.ts in a child process: one fresh isolate per measurement. */
 function isolatedOpsPerSec(target: Algorithm | 'store' | 'store-churn', ms: number): number {
   const out = execFileSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', 'engine-pure-loop.ts'), target, String(ms)], { encoding: 'utf8' });
@@ -100,6 +109,7 @@ export async function run({ quick }: { quick: boolean }): Promise<Record<string,
   const pureMs = quick ? 1000 : 3000;
   const redisMs = quick ? 5000 : 15_000;
   const figures: Record<string, unknown> = {};
+  buildEngine();
 
   const pure: Record<string, number> = {};
   for (const a of ALGORITHMS) {

@@ -4,9 +4,12 @@ import { leakyBucket, type LeakyBucketState } from './leaky-bucket';
 import { slidingLog, type SlidingLogState } from './sliding-log';
 import { slidingWindow, type SlidingWindowState } from './sliding-window';
 import { tokenBucket, type TokenBucketState } from './token-bucket';
-import type { Decision, LimitParams } from './types';
+import type { Algorithm, Decision, LimitParams } from './types';
 
 export type LimitState = TokenBucketState | LeakyBucketState | FixedWindowState | SlidingLogState | SlidingWindowState | GcraState;
+
+/** One algorithm's pure function, typed over every state (the caller keys state by algorithm). */
+export type Decider = (state: LimitState | undefined, nowMs: number, params: LimitParams, cost: number) => Decision<LimitState | undefined>;
 
 /**
  * Runs the algorithm named by `params`. The caller keys state by algorithm, so a state handed in
@@ -32,4 +35,21 @@ export function decideLimit(
     case 'gcra':
       return gcra(state as GcraState | undefined, nowMs, params, cost);
   }
+}
+
+const DECIDERS: Readonly<Record<Algorithm, Decider>> = Object.freeze({
+  token_bucket: tokenBucket as Decider,
+  leaky_bucket: leakyBucket as Decider,
+  fixed_window: fixedWindow as Decider,
+  sliding_log: slidingLog as Decider,
+  sliding_window: slidingWindow as Decider,
+  gcra: gcra as Decider,
+});
+
+/**
+ * The function decideLimit runs for `algorithm`, for a caller that resolves it once per params
+ * and calls it directly (the memory store): the same decisions, without the dispatch.
+ */
+export function deciderFor(algorithm: Algorithm): Decider {
+  return DECIDERS[algorithm];
 }

@@ -120,6 +120,40 @@ describe('MemoryStore', () => {
     expect(store.checkSync({ limits: live, nowMs: T0 }).allowed).toBe(false);
   });
 
+  it('rewrites an expired entry when it admits again: a fresh state, no growth, and a use for the LRU', () => {
+    const store = new MemoryStore({ maxEntries: 4 });
+    const fixed = { algorithm: 'fixed_window' as const, limit: 1, windowMs: 1000 };
+    const check = (id: string, nowMs: number) => store.checkSync({ limits: [{ name: 'l', identity: id, params: fixed }], nowMs });
+    for (const id of ['a', 'b', 'c', 'd']) expect(check(id, T0).allowed).toBe(true);
+    // All four have expired at T0 + 1000; `a` admits again from fresh state and stays one entry.
+    expect(check('a', T0 + 1000).limits[0].remaining).toBe(0);
+    expect(store.size).toBe(4);
+    // That was a use: the next insertion evicts `b`, the least recently used, not `a`.
+    check('e', T0 + 1000);
+    expect(store.size).toBe(4);
+    expect(check('a', T0 + 1000).allowed).toBe(false);
+    expect(check('b', T0 + 1000).allowed).toBe(true);
+    // An expired entry that does not admit again (a cost that never fits) is deleted.
+    const bucket: LimitCheck[] = [{ name: 'b', identity: 'key:t', params: { algorithm: 'token_bucket', limit: 5, windowMs: 1000 } }];
+    const tokens = new MemoryStore();
+    tokens.checkSync({ limits: bucket, nowMs: T0 });
+    expect(tokens.size).toBe(1);
+    expect(tokens.checkSync({ limits: bucket, cost: 6, nowMs: T0 + 5000 }).neverFits).toBe(true);
+    expect(tokens.size).toBe(0);
+  });
+
+  it('returns results the caller keeps: later decisions change none already returned', () => {
+    // Stored states are rewritten in place (no new state per decision); no result may see that.
+    const store = new MemoryStore();
+    const limits: LimitCheck[] = [{ name: 'b', identity: 'key:r', params: { algorithm: 'token_bucket', limit: 3, windowMs: 1000 } }];
+    const results = Array.from({ length: 5 }, (_, i) => store.checkSync({ limits, nowMs: T0 + i }));
+    const copies = structuredClone(results);
+    for (let i = 0; i < 20; i++) store.checkSync({ limits, nowMs: T0 + 5 + i * 300 });
+    expect(results).toEqual(copies);
+    expect(results.map((r) => [r.allowed, r.limits[0].remaining])).toEqual([[true, 2], [true, 1], [true, 0], [false, 0], [false, 0]]);
+    expect(new Set(results.map((r) => r.limits[0])).size).toBe(5);
+  });
+
   it('keeps a sliding log to one entry per ms', () => {
     const store = new MemoryStore();
     const log: LimitCheck[] = [{ name: 'l', identity: 'key:l', params: { algorithm: 'sliding_log', limit: 1000, windowMs: 1000 } }];

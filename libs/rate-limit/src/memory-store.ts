@@ -1,9 +1,15 @@
-import { decideLimit, type LimitState } from './decide-limit';
+import { deciderFor, type Decider, type LimitState } from './decide-limit';
 import { InvalidLimitParamsError } from './errors';
+import type { FixedWindowState } from './fixed-window';
+import type { GcraState } from './gcra';
+import type { LeakyBucketState } from './leaky-bucket';
 import { quotaPeriod } from './quota-period';
 import { resolveLimitParams } from './resolve-limit-params';
-import type { CheckRequest, CheckResult, Decision, LimitCheck, LimitOutcome, LimitParams, QuotaCheck, RateLimitStore } from './types';
+import type { SlidingWindowState } from './sliding-window';
+import type { TokenBucketState } from './token-bucket';
+import type { Algorithm, CheckRequest, CheckResult, Decision, LimitCheck, LimitOutcome, LimitParams, QuotaCheck, RateLimitStore } from './types';
 import { validateCost, validateIdentity, validateQuotaCheck } from './validate-limit-params';
+
 
 interface QuotaState {
   startMs: number;
@@ -36,7 +42,59 @@ interface CompiledLimit {
   key: string;
   /** The entry last found or stored under `key` (unless dead): saves the Map lookup. */
   entry: Entry | undefined;
+  /** The algorithm's function, resolved once (no dispatch per request). */
+  decide: Decider;
+  /** Overwrites a stored state with its successor in place; undefined for sliding_log. */
+  overwrite: Overwrite | undefined;
 }
+
+/**
+ * Writes `next`'s fields into `stored`. A flat state (numbers only) thus stays one object for its
+ * entry's life: an admitted decision rewrites it instead of storing the new object the pure
+ * function built, which then dies young. Storing that object left one state per decision to be
+ * copied and promoted by the garbage collector, which was most of the store path's cost. Safe
+ * because an entry's state object is the store's own: nothing outside the store ever sees it, and
+ * the pure functions only read it (they build a new state, or hand the same one back). Sliding
+ * logs are replaced, never rewritten: their arrays are shared copy-on-write between states.
+ */
+type Overwrite = (stored: LimitState, next: LimitState) => void;
+
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
+
+const OVERWRITE: Record<Algorithm, Overwrite | undefined> = {
+  token_bucket: (stored, next) => {
+    const s = stored as Writable<TokenBucketState>;
+    const n = next as TokenBucketState;
+    s.scaledTokens = n.scaledTokens;
+    s.lastMs = n.lastMs;
+  },
+  leaky_bucket: (stored, next) => {
+    const s = stored as Writable<LeakyBucketState>;
+    const n = next as LeakyBucketState;
+    s.scaledLevel = n.scaledLevel;
+    s.lastMs = n.lastMs;
+  },
+  fixed_window: (stored, next) => {
+    const s = stored as Writable<FixedWindowState>;
+    const n = next as FixedWindowState;
+    s.windowStartMs = n.windowStartMs;
+    s.count = n.count;
+  },
+  sliding_window: (stored, next) => {
+    const s = stored as Writable<SlidingWindowState>;
+    const n = next as SlidingWindowState;
+    s.windowStartMs = n.windowStartMs;
+    s.current = n.current;
+    s.previous = n.previous;
+  },
+  gcra: (stored, next) => {
+    const s = stored as Writable<GcraState>;
+    const n = next as GcraState;
+    s.tatMs = n.tatMs;
+    s.tatRem = n.tatRem;
+  },
+  sliding_log: undefined,
+};
 
 /** A QuotaCheck validated once per object, its map key, and the last period computed for it. */
 interface CompiledQuota {
@@ -140,18 +198,39 @@ export class MemoryStore implements RateLimitStore {
     return this.checkMany(checks, cost, req.quota, now);
   }
 
-  /** One limit, no quota (the common in-process case): no per-call arrays but the result's own. */
+  /**
+   * One limit, no quota (the common in-process case): no per-call arrays but the result's own, and
+   * on an identity already stored nothing allocated outlives the call but the result (see
+   * OVERWRITE). An entry found expired decides as no state (lazy expiry); it is then deleted, or,
+   * if the decision stores a state, rewritten in place: the same decision and state as deleting it
+   * and inserting a new entry, without the Map churn. For the LRU that counts as a use, as on a
+   * live entry.
+   */
   private checkOne(check: LimitCheck, cost: number, now: number): CheckResult {
     const c = this.compile(check);
-    const entry = this.liveFor(c, now);
-    const d = decideLimit(entry === undefined ? undefined : (entry.state as LimitState), now, c.params, cost);
+    let entry = c.entry;
+    if (entry === undefined || entry.dead) c.entry = entry = this.entries.get(c.key);
+    const live = entry !== undefined && entry.expiresAt > now;
+    const d = c.decide(live ? (entry!.state as LimitState) : undefined, now, c.params, cost);
     const outcome = outcomeOf(c.name, c.params.limit, d);
+    const next = d.state;
     if (d.allowed) {
-      if (entry === undefined) c.entry = this.insert(c.key, d.state, d.ttlMs, now);
-      else this.update(c.key, entry, d.state, d.ttlMs, now);
+      if (next === undefined || d.ttlMs <= 0) {
+        if (entry !== undefined) this.remove(c.key, entry);
+      } else if (entry === undefined) {
+        c.entry = this.insert(c.key, next, d.ttlMs, now);
+      } else {
+        if (c.overwrite !== undefined) c.overwrite(entry.state as LimitState, next);
+        else entry.state = next;
+        entry.expiresAt = now + d.ttlMs;
+        if (this.seq - entry.seq >= this.promoteAfter) this.promote(c.key, entry);
+      }
       return { allowed: true, code: 'VALID', limits: [outcome], retryAfterMs: 0, neverFits: false, delayMs: outcome.delayMs, nowMs: now };
     }
-    if (entry !== undefined) this.touch(c.key, entry);
+    if (entry !== undefined) {
+      if (!live) this.remove(c.key, entry);
+      else if (this.seq - entry.seq >= this.promoteAfter) this.promote(c.key, entry);
+    }
     return { allowed: false, code: 'RATE_LIMITED', limits: [outcome], retryAfterMs: outcome.retryAfterMs, neverFits: d.neverFits, delayMs: 0, nowMs: now };
   }
 
@@ -168,7 +247,7 @@ export class MemoryStore implements RateLimitStore {
     for (let i = 0; i < n; i++) {
       const c = this.compile(checks[i]);
       const entry = this.liveFor(c, now);
-      const d = decideLimit(entry === undefined ? undefined : (entry.state as LimitState), now, c.params, cost);
+      const d = c.decide(entry === undefined ? undefined : (entry.state as LimitState), now, c.params, cost);
       const outcome = outcomeOf(c.name, c.params.limit, d);
       compiled[i] = c;
       found[i] = entry;
@@ -251,6 +330,8 @@ export class MemoryStore implements RateLimitStore {
       params,
       key: `${check.identity}\u0000${check.name}\u0000${params.algorithm}`,
       entry: undefined,
+      decide: deciderFor(params.algorithm),
+      overwrite: OVERWRITE[params.algorithm],
     };
     this.compiled.set(check, c);
     return c;
@@ -319,7 +400,11 @@ export class MemoryStore implements RateLimitStore {
 
   /** Marks an entry used: moves it to the young end once it has drifted into the older half. */
   private touch(key: string, entry: Entry): void {
-    if (this.seq - entry.seq < this.promoteAfter) return;
+    if (this.seq - entry.seq >= this.promoteAfter) this.promote(key, entry);
+  }
+
+  /** Moves an entry to the young end of the Map. */
+  private promote(key: string, entry: Entry): void {
     const entries = this.entries;
     entries.delete(key);
     entry.seq = ++this.seq;
