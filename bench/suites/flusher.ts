@@ -1,13 +1,16 @@
 // The usage flusher: how fast it moves Redis minute buckets into the Postgres rollups (minute +
-// hour + day upserts, the UsageFlush marker, owner/plan lookup, lastUsedAt). Buckets are filled
+// hour + day rows, the UsageFlush markers, owner/plan lookup, lastUsedAt). Buckets are filled
 // with HINCRBY pipelines in the engine's exact layout (meterBucketKey / meterIndexKey), for
-// minutes already closed, then ONE flusher run moves them all.
+// minutes already closed, then ONE flusher run moves each scenario's buckets; after every run the
+// rollups must hold every decision written so far exactly once, at each granularity, and Redis
+// nothing left to flush, or the benchmark fails (verifyTotals).
 //
 // The flusher's work is per key-minute (one row per key and minute, whatever its counts), so
 // decisions/s depends on how many decisions each row carries. The headline is therefore the
 // sparse case, one decision per key-minute (decisions/s = key-minutes/s, the floor); the
 // "typical" case carries random counts of 1..40 in each of the four outcome fields, so its
-// decisions/s grows with that maximum and is reported only as a secondary figure. Runs on a scratch database (migrated with the real
+// decisions/s grows with that maximum and is reported only as a secondary figure, as is "steady"
+// (one minute per run, the steady state). Runs on a scratch database (migrated with the real
 // `prisma migrate deploy`, dropped afterwards) and a unique Redis prefix.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -68,12 +71,30 @@ const ALL_OUTCOMES = ['valid', 'rateLimited', 'quotaExceeded', 'invalid'] as con
 const RESULT_MARK = 'FLUSHER_BENCH_RESULT ';
 
 /**
+ * Every decision written so far is in the rollups exactly once, at each granularity, and nothing
+ * is left in Redis for a flusher (no closed bucket, no pending snapshot). Throws otherwise: a
+ * fast flusher that loses or doubles counts must fail the benchmark, not report a figure.
+ */
+async function verifyTotals(db: Client, redis: Redis, keys: { indexKey: string; pendingKey: string }, written: number, label: string): Promise<void> {
+  const { rows } = await db.query<{ granularity: string; n: string }>(
+    `SELECT granularity::text, sum(valid + "rateLimited" + "quotaExceeded" + invalid)::text AS n FROM "UsageRollup" GROUP BY 1`,
+  );
+  const sums = new Map(rows.map((row) => [row.granularity, Number(row.n)]));
+  for (const granularity of ['minute', 'hour', 'day']) {
+    if (sums.get(granularity) !== written) throw new Error(`${label}: ${granularity} rollups hold ${sums.get(granularity) ?? 0} decisions, ${written} were written`);
+  }
+  const [indexed, pending] = await Promise.all([redis.zcard(keys.indexKey), redis.zcard(keys.pendingKey)]);
+  if (indexed !== 0 || pending !== 0) throw new Error(`${label}: ${indexed} closed bucket(s) and ${pending} snapshot(s) left in Redis after the run`);
+}
+
+/**
  * The API's classes use parameter decorators, which tsx compiles only for files its tsconfig
  * includes: so the measurement runs in a child process with the API's tsconfig (as the engine
  * suite runs its loops in children), and reports one JSON line.
  */
 export async function run(opts: { quick: boolean }): Promise<Record<string, unknown>> {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', __filename, '--flusher-bench-child', opts.quick ? 'quick' : 'full'], {
+  // --expose-gc: the child collects the garbage of its own bucket filling before each measured run.
+  const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', __filename, '--flusher-bench-child', opts.quick ? 'quick' : 'full'], {
     cwd: ROOT,
     encoding: 'utf8',
     env: { ...process.env, TSX_TSCONFIG_PATH: path.join(ROOT, 'apps/api/tsconfig.json') },
@@ -91,7 +112,7 @@ async function measure(opts: { quick: boolean }): Promise<Record<string, unknown
   const { PrismaService } = await import('../../apps/api/src/infra/prisma.service');
   const { UsageRepository } = await import('../../apps/api/src/usage/usage.repository');
   const { UsageFlusher } = await import('../../apps/api/src/usage/usage-flusher');
-  const { USAGE_KEY_PREFIX } = await import('../../apps/api/src/usage/usage-store');
+  const { USAGE_KEY_PREFIX, UsageStore } = await import('../../apps/api/src/usage/usage-store');
 
   const database = `tollgate_bench_flusher_${randomBytes(4).toString('hex')}`;
   await admin(`CREATE DATABASE ${database}`);
@@ -108,20 +129,24 @@ async function measure(opts: { quick: boolean }): Promise<Record<string, unknown
     prisma = new PrismaService({ DATABASE_URL: url } as never);
     const repository = new UsageRepository(prisma);
 
-    // Sparse: one `valid` decision per key-minute. Typical: four outcome fields of 1..40 each.
-    // Warmup (not reported): one small flush first, so neither measured case pays the cold start
-    // (JIT, Postgres connection, first statements).
-    const warmup: Scenario = { label: 'Warmup', buckets: 1, keys: 500, maxCount: 1, outcomes: ['valid'] };
+    // Sparse: one `valid` decision per key-minute, a 5-minute backlog of 10 000 keys (large enough
+    // that fixed costs do not dominate). Typical: four outcome fields of 1..40 each. Steady: the
+    // steady state, one minute per run whose hour and day rows already exist (they are updated,
+    // not inserted) and whose keys' lastUsedAt moves. Warmup (not reported): one small flush
+    // first, so no measured case pays the cold start (JIT, Postgres connection, first statements).
+    const warmup: Scenario = { label: 'Warmup', buckets: 1, keys: 2000, maxCount: 1, outcomes: ['valid'] };
     const scenarios: Scenario[] = opts.quick
       ? [
           warmup,
-          { label: 'Sparse', buckets: 5, keys: 2000, maxCount: 1, outcomes: ['valid'] },
-          { label: 'Typical', buckets: 5, keys: 2000, maxCount: 40, outcomes: ALL_OUTCOMES },
+          { label: 'Sparse', buckets: 5, keys: 10_000, maxCount: 1, outcomes: ['valid'] },
+          { label: 'Typical', buckets: 5, keys: 10_000, maxCount: 40, outcomes: ALL_OUTCOMES },
+          { label: 'Steady', buckets: 1, keys: 10_000, maxCount: 1, outcomes: ['valid'] },
         ]
       : [
           warmup,
-          { label: 'Sparse', buckets: 20, keys: 5000, maxCount: 1, outcomes: ['valid'] },
-          { label: 'Typical', buckets: 20, keys: 5000, maxCount: 40, outcomes: ALL_OUTCOMES },
+          { label: 'Sparse', buckets: 20, keys: 10_000, maxCount: 1, outcomes: ['valid'] },
+          { label: 'Typical', buckets: 20, keys: 10_000, maxCount: 40, outcomes: ALL_OUTCOMES },
+          { label: 'Steady', buckets: 1, keys: 10_000, maxCount: 1, outcomes: ['valid'] },
         ];
     const maxKeys = Math.max(...scenarios.map((s) => s.keys));
     // Real keys (owner/plan lookup and lastUsedAt are part of the work), plus unknown secrets ('-').
@@ -137,12 +162,16 @@ async function measure(opts: { quick: boolean }): Promise<Record<string, unknown
 
     const figures: Record<string, unknown> = {};
     const now = Number((await redis.time())[0]) * 1000;
-    let minuteCursor = Math.floor(now / MINUTE) * MINUTE - 10 * MINUTE;
+    // Closed minutes in ascending order, each scenario after the one before, as time goes: so
+    // every scenario moves lastUsedAt, and Steady's minute (usually) shares its hour and day.
+    const totalBuckets = scenarios.reduce((sum, s) => sum + s.buckets, 0);
+    let minuteCursor = Math.floor(now / MINUTE) * MINUTE - (totalBuckets + 2) * MINUTE;
+    let written = 0;
     for (const scenario of scenarios) {
       let decisions = 0;
       for (let b = 0; b < scenario.buckets; b++) {
         const minute = minuteCursor;
-        minuteCursor -= MINUTE;
+        minuteCursor += MINUTE;
         const bucket = meterBucketKey(prefix, USAGE_KEY_PREFIX, minute);
         let pipeline = redis.pipeline();
         for (let k = 1; k <= scenario.keys; k++) {
@@ -152,7 +181,7 @@ async function measure(opts: { quick: boolean }): Promise<Record<string, unknown
             pipeline.hincrby(bucket, `${member}|${outcome}`, count);
             decisions += count;
           }
-          if (k % 1000 === 0) {
+          if (k % 5000 === 0) {
             await pipeline.exec();
             pipeline = redis.pipeline();
           }
@@ -161,21 +190,30 @@ async function measure(opts: { quick: boolean }): Promise<Record<string, unknown
         pipeline.zadd(meterIndexKey(prefix, USAGE_KEY_PREFIX), minute, String(minute));
         await pipeline.exec();
       }
+      written += decisions;
+      // One flusher run moves the whole scenario (maxBucketsPerRun covers it).
       const flusher = new UsageFlusher(repository, { client: redis, prefix }, { intervalMs: 1000, pruneEveryMs: 0, maxBucketsPerRun: 10_000 });
+      // The filling above left ~100 000 commands' worth of garbage: collected now, or a collection
+      // during the run would charge the bench's own setup to the flusher.
+      (globalThis as { gc?: () => void }).gc?.();
       const began = performance.now();
       const stats = await flusher.runOnce();
       const seconds = (performance.now() - began) / 1000;
-      if (stats.decisions !== decisions) throw new Error(`flushed ${stats.decisions} decisions, wrote ${decisions}`);
+      const keyMinutes = scenario.buckets * scenario.keys;
+      if (stats.decisions !== decisions || stats.rows !== keyMinutes || stats.committed !== scenario.buckets) {
+        throw new Error(`${scenario.label}: the run flushed ${stats.decisions} decisions, ${stats.rows} key-minutes, ${stats.committed} buckets; wrote ${decisions}, ${keyMinutes}, ${scenario.buckets}`);
+      }
+      await verifyTotals(db, redis, new UsageStore({ client: redis, prefix }), written, scenario.label);
       if (scenario === warmup) continue;
-      const check = await db.query(`SELECT sum(valid + "rateLimited" + "quotaExceeded" + invalid)::text AS n FROM "UsageRollup" WHERE granularity = 'day'`);
       figures[`flusher${scenario.label}Buckets`] = scenario.buckets;
       figures[`flusher${scenario.label}KeysPerBucket`] = scenario.keys;
       figures[`flusher${scenario.label}Decisions`] = decisions;
       figures[`flusher${scenario.label}Seconds`] = Number(seconds.toFixed(3));
       figures[`flusher${scenario.label}DecisionsPerSec`] = Math.round(decisions / seconds);
       figures[`flusher${scenario.label}KeyMinutesPerSec`] = Math.round(stats.rows / seconds);
-      figures[`flusher${scenario.label}RollupTotalAfter`] = Number(check.rows[0].n);
+      figures[`flusher${scenario.label}RollupTotalAfter`] = written;
     }
+    figures.flusherTotalsVerified = true;
     await db.end();
     // The headline: the sparse case, one decision per key-minute, so decisions/s = key-minutes/s
     // (the flusher's unit of work). Denser buckets move more decisions per row (see Typical).

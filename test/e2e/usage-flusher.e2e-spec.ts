@@ -270,6 +270,55 @@ describe('usage flusher', () => {
       for (const granularity of ['minute', 'hour', 'day']) expect(sorted(await rollupSums(db, granularity, [keyId, `${keyId}-disabled`]))).toEqual(sorted(tally));
     });
 
+    it('a minute flushed in two parts by separate runs: the second part adds to the first part\'s minute row', async () => {
+      // The second part's minute rows are first written as plain INSERTs, meet the first part's
+      // rows, and the transaction runs again with upserts: the sums must come out exact all the same.
+      const keyId = 'key_two_parts';
+      const minute = Math.floor((Date.now() - 30 * MINUTE) / MINUTE) * MINUTE;
+      const tally: Tally = new Map();
+      for (let i = 0; i < 40; i++) await decide(store, i % 4 === 0 ? '-' : keyId, minute + i * 1000, tally);
+      const flusher = instance({ staleClaimMs: 0 });
+      expect(await flusher.flusher.runOnce()).toMatchObject({ committed: 1 });
+      for (let i = 0; i < 15; i++) await decide(store, i % 5 === 0 ? '-' : keyId, minute + 50_000 + i, tally);
+      expect(await flusher.flusher.runOnce()).toMatchObject({ committed: 1, skipped: 0 });
+      expect(await drained(redis, usage)).toBe(true);
+      const minuteRows = await db.query(`SELECT count(*)::int AS n FROM "UsageRollup" WHERE "keyId" = $1 AND granularity = 'minute'`, [keyId]);
+      expect(minuteRows.rows[0].n).toBe(1);
+      for (const granularity of ['minute', 'hour', 'day']) expect(sorted(await rollupSums(db, granularity, [keyId]))).toEqual(sorted(new Map([[keyId, tally.get(keyId)!]])));
+    });
+
+    it('one run over many transactions (a backlog larger than a transaction) and a takeover: exact at every granularity', async () => {
+      const keys = Array.from({ length: 6 }, (_, i) => `key_backlog_${i}`);
+      // 12 minutes across an hour boundary, a few keys each: with 7 fields a transaction, the run
+      // needs many transactions, the next snapshots read while the previous ones commit.
+      const hour = Math.floor((Date.now() - 3 * 3_600_000) / 3_600_000) * 3_600_000;
+      const minutes = Array.from({ length: 12 }, (_, i) => hour - 6 * MINUTE + i * MINUTE);
+      const tally: Tally = new Map();
+      for (const [m, minuteMs] of minutes.entries()) {
+        for (let i = 0; i < 10; i++) await decide(store, keys[(m + i) % keys.length], minuteMs + i * 100, tally);
+      }
+      // A first flusher dies in its third transaction; the others before it are committed.
+      let transactions = 0;
+      const crashing = instance({
+        staleClaimMs: 0,
+        maxFieldsPerTransaction: 7,
+        faults: {
+          beforeCommit: () => {
+            if (++transactions === 3) throw new Error('killed in the third transaction');
+          },
+        },
+      });
+      await expect(crashing.flusher.runOnce()).rejects.toThrow('killed in the third transaction');
+      expect(await redis.zcard(usage.pendingKey)).toBeGreaterThan(0);
+      const takeover = instance({ staleClaimMs: 0, maxFieldsPerTransaction: 7 });
+      const stats = await takeover.flusher.runOnce();
+      expect(stats.committed).toBeGreaterThan(0);
+      expect(await drained(redis, usage)).toBe(true);
+      for (const granularity of ['minute', 'hour', 'day']) expect(sorted(await rollupSums(db, granularity, keys)), granularity).toEqual(sorted(tally));
+      const hourRows = await db.query(`SELECT DISTINCT "bucketStart" FROM "UsageRollup" WHERE "keyId" = ANY($1) AND granularity = 'hour'`, [keys]);
+      expect(hourRows.rows.length).toBe(2);
+    });
+
     it('retention: the prune removes minute rows past 7 days and hour rows past 90, keeps day rows', async () => {
       const now = Date.now();
       const keyId = 'key_retention';

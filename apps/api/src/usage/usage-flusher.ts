@@ -15,6 +15,12 @@ export interface UsageFlusherOptions {
   graceMs?: number;
   /** At most this many minute buckets per run. Default 500. */
   maxBucketsPerRun?: number;
+  /**
+   * Bucket fields (about one per key and outcome) per Postgres transaction; a larger bucket gets
+   * one of its own. Default 200 000: the minutes of a backlog share their hour and day rows only
+   * within one transaction (five minutes of 10 000 keys: 70 000 rollup rows in one, 150 000 in five).
+   */
+  maxFieldsPerTransaction?: number;
   /** Rollup retention (the API passes USAGE_RETENTION_MINUTE_DAYS / _HOUR_DAYS); default DEFAULT_RETENTION. */
   retention?: Partial<UsageRetention>;
   /** Retention prune period. Default 1 h (the first prune runs with the first flush); 0 turns the automatic prune off. */
@@ -44,7 +50,9 @@ export interface FlushStats {
  *    unique id and records it as pending (an immutable copy: late writes start a new live hash);
  * 2. commit: one Postgres transaction inserts the `UsageFlush(bucketId = snapshot id)` markers of a
  *    batch of snapshots and adds the counts of those whose marker was new to the minute, hour and
- *    day rows; a snapshot whose marker already existed adds nothing;
+ *    day rows; a snapshot whose marker already existed adds nothing. The snapshots are read from
+ *    Redis as the transaction goes, each while Postgres writes the minute before it (see
+ *    UsageRepository.flushBuckets);
  * 3. release: only after the commit, the snapshot leaves the pending set and expires after a grace.
  *
  * A crash before 2 leaves a pending snapshot that any flusher takes over once stale; a crash
@@ -52,11 +60,6 @@ export interface FlushStats {
  * claiming the same minute: the RENAME happens once. Two flushers committing the same snapshot:
  * the marker's primary key serialises them and the second does nothing.
  */
-/** Snapshots read from Redis per round trip. */
-const READ_BATCH = 32;
-/** Key rows (before the x3 of minute/hour/day) per Postgres transaction. */
-const MAX_ROWS_PER_TX = 20_000;
-
 export class UsageFlusher implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('UsageFlusher');
   private readonly store: UsageStore;
@@ -79,6 +82,7 @@ export class UsageFlusher implements OnModuleInit, OnModuleDestroy {
       staleClaimMs: options.staleClaimMs ?? Math.max(30_000, 3 * options.intervalMs),
       graceMs: Math.max(60_000, options.graceMs ?? 60_000),
       maxBucketsPerRun: options.maxBucketsPerRun ?? 500,
+      maxFieldsPerTransaction: options.maxFieldsPerTransaction ?? 200_000,
       pruneEveryMs: options.pruneEveryMs ?? HOUR_MS,
       retention: { ...DEFAULT_RETENTION, ...options.retention },
     };
@@ -134,33 +138,32 @@ export class UsageFlusher implements OnModuleInit, OnModuleDestroy {
     const stale = await this.store.stalePending(nowMs - this.options.staleClaimMs, max);
     const closed = await this.store.closedMinutes(nowMs - this.options.safetyMarginMs, max);
     const claimed = await this.store.claim(closed, nowMs);
-    const snapshots = [...stale, ...claimed];
-    const lastUsed = new Map<string, number>();
-    // Snapshots are immutable, so reading them before the commit is safe; several go into one
-    // transaction (their hour/day rows pre-summed), bounded by snapshot count and row count.
-    for (let i = 0; i < snapshots.length; i += READ_BATCH) {
-      const slice = snapshots.slice(i, i + READ_BATCH);
-      const contents = await this.store.readSnapshots(slice);
-      const batch: { snapshot: Snapshot; rows: BucketRow[] }[] = [];
-      let batchRows = 0;
-      for (let j = 0; j < slice.length; j++) {
-        const rows = contents[j];
-        if (rows === null) {
-          await this.store.forget(slice[j]);
+    // In minute order: the hour/day sums of a transaction need its minutes ascending.
+    const snapshots = [...stale, ...claimed].sort((a, b) => a.minuteMs - b.minuteMs);
+    const fields = await this.store.fieldCounts(snapshots);
+    const touches: Promise<void>[] = [];
+    try {
+      let batch: Snapshot[] = [];
+      let batchFields = 0;
+      for (let i = 0; i < snapshots.length; i++) {
+        if (fields[i] === 0) {
+          await this.store.forget(snapshots[i]);
           continue;
         }
-        if (batch.length && batchRows + rows.length > MAX_ROWS_PER_TX) {
-          await this.commit(batch, stats, lastUsed);
-          batch.length = 0;
-          batchRows = 0;
+        if (batch.length && batchFields + fields[i] > this.options.maxFieldsPerTransaction) {
+          await this.commit(batch, stats, touches);
+          batch = [];
+          batchFields = 0;
         }
-        batch.push({ snapshot: slice[j], rows });
-        batchRows += rows.length;
+        batch.push(snapshots[i]);
+        batchFields += fields[i];
       }
-      if (batch.length) await this.commit(batch, stats, lastUsed);
+      if (batch.length) await this.commit(batch, stats, touches);
+    } finally {
+      // No statement outlives its run (stop() waits for the run), failed or not.
+      await Promise.allSettled(touches);
     }
-    // lastUsedAt is advisory: one batched statement per run, outside the rollup transactions.
-    await this.repository.touchLastUsed(lastUsed);
+    await Promise.all(touches);
     await this.store.sweepSnapshots();
     if (this.options.pruneEveryMs > 0 && nowMs - this.lastPruneAt >= this.options.pruneEveryMs) {
       this.lastPruneAt = nowMs;
@@ -171,21 +174,42 @@ export class UsageFlusher implements OnModuleInit, OnModuleDestroy {
   }
 
   /** One transaction for a batch of snapshots, then their release in Redis. */
-  private async commit(batch: readonly { snapshot: Snapshot; rows: BucketRow[] }[], stats: FlushStats, lastUsed: Map<string, number>): Promise<void> {
-    const snapshots = batch.map((entry) => entry.snapshot);
-    await this.faults.beforeCommit?.(snapshots);
-    const applied = await this.repository.flushBuckets(batch.map((entry) => ({ id: entry.snapshot.id, minuteMs: entry.snapshot.minuteMs, rows: entry.rows })));
-    await this.faults.afterCommit?.(snapshots);
-    await this.store.markDone(snapshots, this.options.graceMs);
-    for (const { snapshot, rows } of batch) {
-      if (!applied.has(snapshot.id)) {
+  private async commit(batch: readonly Snapshot[], stats: FlushStats, touches: Promise<void>[]): Promise<void> {
+    const reads: Promise<readonly BucketRow[]>[] = [];
+    const read = (i: number) => (reads[i] ??= quiet(this.store.readSnapshot(batch[i])));
+    // lastUsedAt is advisory and outside the rollup transaction, so it runs beside it on another
+    // connection, from the moment the last snapshot is asked for. It counts every snapshot, applied
+    // or not: a decision is a use either way, and raising lastUsedAt twice is harmless.
+    let touch: Promise<void> | undefined;
+    const touchLastUsed = () => (touch ??= Promise.all(batch.map((_, i) => read(i))).then((rows) => this.repository.touchLastUsed(lastUsedOf(batch, rows))));
+    await this.faults.beforeCommit?.(batch);
+    let applied: Set<string>;
+    try {
+      applied = await this.repository.flushBuckets({
+        snapshots: batch,
+        // Read one ahead: Redis sends and Node parses a snapshot while Postgres writes the one before.
+        rows: (i) => {
+          if (i + 1 < batch.length) read(i + 1);
+          else touchLastUsed();
+          return read(i);
+        },
+      });
+    } catch (error) {
+      if (touch) touches.push(touch);
+      throw error;
+    }
+    touches.push(touchLastUsed());
+    await this.faults.afterCommit?.(batch);
+    await this.store.markDone(batch, this.options.graceMs);
+    for (let i = 0; i < batch.length; i++) {
+      if (!applied.has(batch[i].id)) {
         stats.skipped++;
         continue;
       }
+      const rows = await read(i);
       stats.committed++;
       stats.rows += rows.length;
       stats.decisions += totalOf(rows);
-      noteLastUsed(lastUsed, snapshot.minuteMs, rows);
     }
   }
 
@@ -200,11 +224,24 @@ export class UsageFlusher implements OnModuleInit, OnModuleDestroy {
   }
 }
 
-/** lastUsedAt = start of the latest minute bucket in which the key got an authenticated decision. A key was used in a minute if it got an authenticated decision (valid, rate-limited or over quota). */
-function noteLastUsed(lastUsed: Map<string, number>, minuteMs: number, rows: readonly BucketRow[]): void {
-  for (const row of rows) {
-    if (row.keyId === '-' || row.valid + row.rateLimited + row.quotaExceeded === 0) continue;
-    const usedAt = minuteMs;
-    if ((lastUsed.get(row.keyId) ?? 0) < usedAt) lastUsed.set(row.keyId, usedAt);
+/** The promise, with a failure marked as handled: whoever needs the value awaits it and sees the error. */
+function quiet<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
+}
+
+/**
+ * lastUsedAt = start of the latest minute bucket in which the key got an authenticated decision
+ * (valid, rate-limited or over quota; `invalid` is not a use).
+ */
+function lastUsedOf(snapshots: readonly Snapshot[], contents: readonly (readonly BucketRow[])[]): Map<string, number> {
+  const lastUsed = new Map<string, number>();
+  for (let i = 0; i < snapshots.length; i++) {
+    const usedAt = snapshots[i].minuteMs;
+    for (const row of contents[i]) {
+      if (row.keyId === '-' || row.valid + row.rateLimited + row.quotaExceeded === 0) continue;
+      if ((lastUsed.get(row.keyId) ?? 0) < usedAt) lastUsed.set(row.keyId, usedAt);
+    }
   }
+  return lastUsed;
 }

@@ -3,9 +3,9 @@ import { Prisma } from '@prisma/client';
 import type { UsageCounts, UsageGranularity } from '@tollgate/contracts';
 import { PrismaService } from '../infra/prisma.service';
 import { queueRateLimitExceeded, type RateLimitedMinute } from '../webhooks/webhooks.repository';
-import { addCounts } from './usage-counts';
-import { DAY_MS, HOUR_MS } from './usage-range';
-import type { BucketRow, OpenRead } from './usage-store';
+import { HOUR_MS } from './usage-range';
+import { arrayLiteral, HourDayRollup, integerText, minuteChunks, ROLLUP_GRANULARITIES, type RollupChunk, type SnapshotRows } from './usage-rollup-batch';
+import type { BucketRow, OpenRead, Snapshot } from './usage-store';
 
 /** At most one of these narrows a usage read; none means every key (and unknown secrets). */
 export interface UsageFilter {
@@ -39,12 +39,19 @@ export interface ConsistentRead<T> {
   keys: Map<string, KeyInfo>;
 }
 
+/** Snapshots to count in one transaction, and how to get each one's rows. */
+export interface FlushBatch {
+  snapshots: readonly Snapshot[];
+  /** The rows of `snapshots[i]`: the same ones every time (a retried transaction asks again). */
+  rows(i: number): Promise<readonly BucketRow[]>;
+}
+
 export interface TopRow extends UsageCounts {
   keyId: string;
 }
 
-/** Rows per INSERT statement of a flush; one bucket may need several, all in its transaction. */
-const FLUSH_CHUNK = 5000;
+/** Rollup rows per statement of a flush; a transaction has several (one or more per minute, then hour/day). */
+const ROWS_PER_STATEMENT = 20_000;
 const FLUSH_ATTEMPTS = 4;
 
 /** A timestamp(3) (UTC by convention, as Prisma stores them) from epoch ms, exactly. */
@@ -92,32 +99,83 @@ export class UsageRepository {
    * every rollup change commit together, and a snapshot whose marker already exists (a crashed or
    * concurrent flusher committed it) contributes nothing. Returns the ids applied by this call.
    *
-   * Minute, hour and day rows are all additive upserts (a minute claimed in two parts, after a late
-   * decision, adds up too), pre-aggregated per row so N buckets of one hour cost one hour row per
-   * key. Rows are written in (keyId, granularity, bucketStart) order, so two flushers upserting the
-   * same hour/day rows lock them in the same order; a deadlock or lost connection is retried.
+   * Every count adds to its rows (a minute claimed in two parts, after a late decision, adds up
+   * too). The minute rows go first, one minute (all its parts) at a time in key order, each
+   * statement sent as soon as its minute has been read, so Postgres writes a minute while the next
+   * one is read from Redis and parsed. The hour and day rows come last, summed over the batch (N
+   * minutes of one hour cost one hour row per key), in (keyId, granularity, bucketStart) order. So
+   * every transaction locks rows in one global order (minute rows by (minute, key), then hour/day
+   * rows by (key, granularity, start)), and two flushers sharing rows wait for each other instead of
+   * deadlocking; a deadlock or lost connection is retried all the same.
    *
    * The same transaction queues `ratelimit.exceeded` for every (key, minute) with rejections among
    * the applied snapshots (see queueRateLimitExceeded): the event commits with the counts it
    * reports, so neither a crash nor a failed insert can lose it, and a retry cannot repeat it.
    */
-  async flushBuckets(snapshots: readonly { id: string; minuteMs: number; rows: readonly BucketRow[] }[]): Promise<Set<string>> {
-    if (!snapshots.length) return new Set();
+  async flushBuckets(batch: FlushBatch): Promise<Set<string>> {
+    if (!batch.snapshots.length) return new Set();
+    try {
+      return await withRetry(() => this.flushTransaction(batch, 'insert'));
+    } catch (error) {
+      if (!isRollupKeyConflict(error)) throw error;
+      return withRetry(() => this.flushTransaction(batch, 'upsert'));
+    }
+  }
+
+  /**
+   * `minuteRows`: a minute row exists before its snapshot commits only when an earlier part of
+   * that minute (decisions that reached Redis after its claim) was committed. So minute rows are
+   * first written as plain INSERTs, about 25 % cheaper in Postgres than an upsert (no conflict
+   * check, no speculative insertion), and the rare transaction that meets such a row is rolled back
+   * and run again with upserts ('upsert').
+   */
+  private flushTransaction(batch: FlushBatch, minuteRows: 'insert' | 'upsert'): Promise<Set<string>> {
+    const { snapshots } = batch;
     const ids = snapshots.map((snapshot) => snapshot.id);
-    return withRetry(() =>
-      this.prisma.$transaction(
-        async (tx) => {
-          const marked = await tx.$queryRaw<{ bucketId: string }[]>`
-            INSERT INTO "UsageFlush" ("bucketId") SELECT unnest(${ids}::text[]) ON CONFLICT DO NOTHING RETURNING "bucketId"`;
-          const applied = new Set(marked.map((row) => row.bucketId));
-          const appliedSnapshots = snapshots.filter((snapshot) => applied.has(snapshot.id));
-          const rollups = aggregate(appliedSnapshots);
-          for (let i = 0; i < rollups.length; i += FLUSH_CHUNK) await tx.$executeRaw(upsertRollups(rollups.slice(i, i + FLUSH_CHUNK)));
-          await queueRateLimitExceeded(tx, rateLimitedMinutes(appliedSnapshots));
-          return applied;
-        },
-        { timeout: 120_000, maxWait: 10_000 },
-      ),
+    const order = snapshots.map((_, i) => i).sort((a, b) => snapshots[a].minuteMs - snapshots[b].minuteMs);
+    return this.prisma.$transaction(
+      async (tx) => {
+        // The planner cannot estimate unnest(); a bad guess must not JIT-compile an upsert
+        // (hundreds of ms) or spill its sort to disk.
+        await tx.$queryRaw`SELECT set_config('jit', 'off', true), set_config('work_mem', '64MB', true)`;
+        const marked = await tx.$queryRaw<{ bucketId: string }[]>`
+          INSERT INTO "UsageFlush" ("bucketId") SELECT unnest(${ids}::text[]) ON CONFLICT DO NOTHING RETURNING "bucketId"`;
+        const applied = new Set(marked.map((row) => row.bucketId));
+        const appliedRows: SnapshotRows[] = [];
+        const hourDay = new HourDayRollup();
+        // Postgres is the bottleneck, so it should not wait for Node between statements: each one is
+        // handed to the driver (which queues it on the transaction's connection) while the one
+        // before still runs, and Node reads, parses and encodes the next while this one runs.
+        let inFlight: Promise<unknown> = Promise.resolve();
+        const send = async (statement: Prisma.Sql) => {
+          const previous = inFlight;
+          inFlight = started(tx.$executeRaw(statement));
+          await previous;
+        };
+        try {
+          for (let at = 0; at < order.length; ) {
+            const minuteMs = snapshots[order[at]].minuteMs;
+            const parts: (readonly BucketRow[])[] = [];
+            for (; at < order.length && snapshots[order[at]].minuteMs === minuteMs; at++) {
+              const snapshot = snapshots[order[at]];
+              if (!applied.has(snapshot.id)) continue;
+              const rows = await batch.rows(order[at]);
+              appliedRows.push({ id: snapshot.id, minuteMs, rows });
+              hourDay.add(minuteMs, rows);
+              parts.push(rows);
+            }
+            for (const chunk of minuteChunks(minuteMs, parts, ROWS_PER_STATEMENT)) await send(writeRollups(chunk, minuteRows === 'upsert'));
+          }
+          for (const chunk of hourDay.chunks(ROWS_PER_STATEMENT)) await send(writeRollups(chunk, true));
+        } finally {
+          // Never leave a statement running behind a failure (the rollback would queue behind it).
+          await inFlight.catch(() => undefined);
+        }
+        await inFlight;
+        await queueRateLimitExceeded(tx, rateLimitedMinutes(appliedRows));
+        return applied;
+      },
+      { timeout: 120_000, maxWait: 10_000 },
     );
   }
 
@@ -126,15 +184,20 @@ export class UsageRepository {
     if (!lastUsed.size) return;
     const ids = [...lastUsed.keys()].sort();
     const times = ids.map((id) => lastUsed.get(id)!);
-    // Lock in id order first: two flushers touching overlapping keys cannot deadlock.
+    // Only rows that move are locked, in id order first: two flushers touching overlapping keys
+    // cannot deadlock. FOR UPDATE re-checks the condition on the row it locked, the UPDATE once more.
     await withRetry(
       () => this.prisma.$executeRaw`
-        WITH input AS (SELECT * FROM unnest(${ids}::text[], ${times}::bigint[]) AS t(id, ms)),
-        locked AS (SELECT k.id FROM "ApiKey" k JOIN input i ON i.id = k.id ORDER BY k.id FOR UPDATE OF k)
-        UPDATE "ApiKey" AS k SET "lastUsedAt" = ('epoch'::timestamp + i.ms * interval '1 millisecond')
-        FROM input i, locked l
-        WHERE k.id = i.id AND l.id = i.id
-          AND (k."lastUsedAt" IS NULL OR k."lastUsedAt" < ('epoch'::timestamp + i.ms * interval '1 millisecond'))`,
+        WITH input AS (
+          SELECT t.id, 'epoch'::timestamp + t.ms * interval '1 millisecond' AS at
+          FROM unnest(${arrayLiteral(ids)}::text[], ${arrayLiteral(times)}::bigint[]) AS t(id, ms)),
+        locked AS (
+          SELECT k.id, i.at FROM "ApiKey" k JOIN input i ON i.id = k.id
+          WHERE k."lastUsedAt" IS NULL OR k."lastUsedAt" < i.at
+          ORDER BY k.id FOR UPDATE OF k)
+        UPDATE "ApiKey" AS k SET "lastUsedAt" = l.at
+        FROM locked l
+        WHERE k.id = l.id AND (k."lastUsedAt" IS NULL OR k."lastUsedAt" < l.at)`,
     );
   }
 
@@ -258,39 +321,8 @@ function toCounts(row: { valid: bigint | number | null; rateLimited: bigint | nu
   return { valid: Number(row.valid ?? 0), rateLimited: Number(row.rateLimited ?? 0), quotaExceeded: Number(row.quotaExceeded ?? 0), invalid: Number(row.invalid ?? 0) };
 }
 
-const GRANULARITY_ORDER = { minute: 0, hour: 1, day: 2 } as const;
-type Granularity = keyof typeof GRANULARITY_ORDER;
-
-interface RollupRow extends BucketRow {
-  granularity: Granularity;
-  startMs: number;
-}
-
-/** The minute, hour and day rows of some snapshots, summed per (keyId, granularity, bucketStart), in lock order. */
-function aggregate(snapshots: readonly { minuteMs: number; rows: readonly BucketRow[] }[]): RollupRow[] {
-  const byRow = new Map<string, RollupRow>();
-  for (const snapshot of snapshots) {
-    const starts: [Granularity, number][] = [
-      ['minute', snapshot.minuteMs],
-      ['hour', Math.floor(snapshot.minuteMs / HOUR_MS) * HOUR_MS],
-      ['day', Math.floor(snapshot.minuteMs / DAY_MS) * DAY_MS],
-    ];
-    for (const row of snapshot.rows) {
-      for (const [granularity, startMs] of starts) {
-        const id = `${row.keyId}\u0000${granularity}\u0000${startMs}`;
-        const existing = byRow.get(id);
-        if (existing) addCounts(existing, row);
-        else byRow.set(id, addCounts({ keyId: row.keyId, granularity, startMs, valid: 0, rateLimited: 0, quotaExceeded: 0, invalid: 0 }, row));
-      }
-    }
-  }
-  return [...byRow.values()].sort(
-    (a, b) => (a.keyId < b.keyId ? -1 : a.keyId > b.keyId ? 1 : 0) || GRANULARITY_ORDER[a.granularity] - GRANULARITY_ORDER[b.granularity] || a.startMs - b.startMs,
-  );
-}
-
 /** Rejections and admissions per (key, minute) of the applied snapshots (a minute may come in several parts); unknown secrets (`-`) raise no event. */
-function rateLimitedMinutes(snapshots: readonly { minuteMs: number; rows: readonly BucketRow[] }[]): RateLimitedMinute[] {
+function rateLimitedMinutes(snapshots: readonly SnapshotRows[]): RateLimitedMinute[] {
   const byMinute = new Map<string, RateLimitedMinute>();
   for (const snapshot of snapshots) {
     for (const row of snapshot.rows) {
@@ -308,23 +340,42 @@ function rateLimitedMinutes(snapshots: readonly { minuteMs: number; rows: readon
   return [...byMinute.values()];
 }
 
-/** One multi-row upsert (unnest of column arrays) into the rollups; owner and plan come from ApiKey in the same statement. */
-function upsertRollups(rows: readonly RollupRow[]): Prisma.Sql {
-  const keyIds = rows.map((row) => row.keyId);
-  const granularities = rows.map((row) => row.granularity);
-  const starts = rows.map((row) => row.startMs);
-  const valid = rows.map((row) => row.valid);
-  const rateLimited = rows.map((row) => row.rateLimited);
-  const quotaExceeded = rows.map((row) => row.quotaExceeded);
-  const invalid = rows.map((row) => row.invalid);
+/** Starts a Prisma query now (they are lazy until awaited), so Node can prepare the next one meanwhile. */
+function started<T>(query: PromiseLike<T>): Promise<T> {
+  const promise = Promise.resolve(query);
+  // Awaited by the caller; this only keeps a failure meanwhile from counting as unhandled.
+  promise.catch(() => undefined);
+  return promise;
+}
+
+/**
+ * One multi-row write of a chunk, its columns sent as array literals (see arrayLiteral), owner
+ * and plan read from ApiKey in the same statement. The shape is chosen for cost and order: the
+ * unnest()s in the select list stream the rows in array order (a multi-array unnest in FROM
+ * materialises them first), and the LIMIT keeps the key lookup a lateral index probe per row (a
+ * nested loop, which keeps that order: the chunk's order is the lock order) rather than a hash
+ * join over all of ApiKey plus a sort. About 25 % cheaper in Postgres than unnest() WITH
+ * ORDINALITY joined to ApiKey and sorted back.
+ */
+function writeRollups(chunk: RollupChunk, upsert: boolean): Prisma.Sql {
   return Prisma.sql`
     INSERT INTO "UsageRollup" ("keyId", "ownerId", "planId", granularity, "bucketStart", valid, "rateLimited", "quotaExceeded", invalid, "updatedAt")
-    SELECT i."keyId", k."ownerId", k."planId", i.granularity::"Granularity", 'epoch'::timestamp + i.ms * interval '1 millisecond',
-           i.valid, i."rateLimited", i."quotaExceeded", i.invalid, now()
-    FROM unnest(${keyIds}::text[], ${granularities}::text[], ${starts}::bigint[], ${valid}::bigint[], ${rateLimited}::bigint[], ${quotaExceeded}::bigint[], ${invalid}::bigint[])
-           WITH ORDINALITY AS i("keyId", granularity, ms, valid, "rateLimited", "quotaExceeded", invalid, n)
-    LEFT JOIN "ApiKey" k ON k.id = i."keyId"
-    ORDER BY i.n
+    SELECT r."keyId", k."ownerId", k."planId", (${arrayLiteral(ROLLUP_GRANULARITIES)}::"Granularity"[])[r.g], 'epoch'::timestamp + r.ms * interval '1 millisecond',
+           r.valid, r."rateLimited", r."quotaExceeded", r.invalid, now()
+    FROM (SELECT unnest(${arrayLiteral(chunk.keyId)}::text[]) AS "keyId", ${perRow(chunk.granularity, 'int')} AS g, ${perRow(chunk.startMs, 'bigint')} AS ms,
+                 unnest(${arrayLiteral(chunk.valid)}::bigint[]) AS valid, unnest(${arrayLiteral(chunk.rateLimited)}::bigint[]) AS "rateLimited",
+                 unnest(${arrayLiteral(chunk.quotaExceeded)}::bigint[]) AS "quotaExceeded", unnest(${arrayLiteral(chunk.invalid)}::bigint[]) AS invalid) r
+    LEFT JOIN LATERAL (SELECT a."ownerId", a."planId" FROM "ApiKey" a WHERE a.id = r."keyId" LIMIT 1) k ON true
+    ${upsert ? ON_CONFLICT_ADD : Prisma.empty}`;
+}
+
+/** A column of a chunk: one value for every row, or an array unnested beside the others. */
+function perRow(values: number | readonly number[], type: 'int' | 'bigint'): Prisma.Sql {
+  const cast = Prisma.raw(type);
+  return typeof values === 'number' ? Prisma.sql`${integerText(values)}::${cast}` : Prisma.sql`unnest(${arrayLiteral(values)}::${cast}[])`;
+}
+
+const ON_CONFLICT_ADD = Prisma.sql`
     ON CONFLICT ("keyId", granularity, "bucketStart") DO UPDATE SET
       valid = "UsageRollup".valid + EXCLUDED.valid,
       "rateLimited" = "UsageRollup"."rateLimited" + EXCLUDED."rateLimited",
@@ -333,4 +384,9 @@ function upsertRollups(rows: readonly RollupRow[]): Prisma.Sql {
       "ownerId" = EXCLUDED."ownerId",
       "planId" = EXCLUDED."planId",
       "updatedAt" = now()`;
+
+/** A plain INSERT of minute rows met an existing row (see flushTransaction). */
+function isRollupKeyConflict(error: unknown): boolean {
+  const cause = (error as { meta?: { driverAdapterError?: { cause?: { originalCode?: string; constraint?: { index?: string } } } } })?.meta?.driverAdapterError?.cause;
+  return cause?.originalCode === '23505' && cause.constraint?.index === 'UsageRollup_pkey';
 }
