@@ -24,8 +24,16 @@ describe('boot failures are one clear line and exit 1', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('names an unreachable Redis URL', () => {
-    const result = runApi({ REDIS_URL: 'redis://127.0.0.1:1' });
+  it('names an unreachable Redis URL', async () => {
+    // A reachable, migrated database of its own, so Redis is the one thing missing (the default
+    // DATABASE_URL's database need not exist on a fresh machine).
+    const db = await createTestDatabase();
+    let result: ReturnType<typeof runApi>;
+    try {
+      result = runApi({ DATABASE_URL: db.url, REDIS_URL: 'redis://127.0.0.1:1' });
+    } finally {
+      await db.drop();
+    }
     expect(result.status).toBe(1);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toContain('Cannot reach Redis at redis://127.0.0.1:1');
