@@ -53,15 +53,15 @@ describe('the guard connection (WriteCoalescingRedis)', () => {
     await admin.quit();
   });
 
-  it('sends the commands of one event-loop turn in two socket writes (the first at once), replies in order', async () => {
+  it('sends the commands of one event-loop turn together: the first at once, the rest in slices of 32, replies in order', async () => {
     const counter = countWrites(redis);
     try {
       const replies = Promise.all(Array.from({ length: 50 }, (_, i) => redis.incrby(`${prefix}n`, i + 1)));
-      // The first command left at once; the other 49 wait for the end of the turn.
-      expect(counter.writes).toBe(1);
-      expect(counter.chunks).toBe(1);
-      const values = await replies;
+      // The first command left at once, then a full slice of 32; the last 17 wait for the turn's end.
       expect(counter.writes).toBe(2);
+      expect(counter.chunks).toBe(33);
+      const values = await replies;
+      expect(counter.writes).toBe(3);
       expect(counter.chunks).toBe(50);
       // INCRBY's running sums: each reply belongs to its own command.
       expect(values).toEqual(Array.from({ length: 50 }, (_, i) => ((i + 1) * (i + 2)) / 2));
