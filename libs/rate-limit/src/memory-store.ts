@@ -10,7 +10,6 @@ import type { TokenBucketState } from './token-bucket';
 import type { Algorithm, CheckRequest, CheckResult, Decision, LimitCheck, LimitOutcome, LimitParams, QuotaCheck, RateLimitStore } from './types';
 import { validateCost, validateIdentity, validateQuotaCheck } from './validate-limit-params';
 
-
 interface QuotaState {
   startMs: number;
   count: number;
