@@ -156,10 +156,10 @@ async function insertUsage(db: Client, keyIds: string[]): Promise<{ minute: numb
     const hour = await rollUp('hour');
     const day = await rollUp('day');
     await db.query(
-      `UPDATE "ApiKey" k SET "lastUsedAt" = u.last
-         FROM (SELECT r."keyId", max(r."bucketStart") + interval '59 seconds' AS last FROM "UsageRollup" r JOIN seed_active a ON a.id = r."keyId"
-                WHERE r.granularity = 'minute' GROUP BY 1) u
-        WHERE k.id = u."keyId"`,
+      `INSERT INTO "ApiKeyActivity" ("keyId", "lastUsedAt")
+       SELECT r."keyId", max(r."bucketStart") + interval '59 seconds' FROM "UsageRollup" r JOIN seed_active a ON a.id = r."keyId"
+        WHERE r.granularity = 'minute' GROUP BY 1
+       ON CONFLICT ("keyId") DO UPDATE SET "lastUsedAt" = EXCLUDED."lastUsedAt"`,
     );
     await db.query('COMMIT');
     return { minute: minute.rowCount ?? 0, hour: hour.rowCount ?? 0, day: day.rowCount ?? 0 };

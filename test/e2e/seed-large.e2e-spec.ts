@@ -107,7 +107,7 @@ describe('db:seed:large', () => {
     expect(total.hour).toBe(total.minute);
     expect(total.day).toBe(total.minute);
 
-    const used = await pg.query<{ n: string }>(`SELECT count(*) AS n FROM "ApiKey" WHERE "lastUsedAt" IS NOT NULL`);
+    const used = await pg.query<{ n: string }>(`SELECT count(*) AS n FROM "ApiKeyActivity"`);
     expect(Number(used.rows[0]!.n)).toBe(ACTIVE);
   });
 

@@ -205,8 +205,14 @@ describe('usage flusher', () => {
     expect(owners.rows.find((row) => row.keyId === keyIds[2])).toMatchObject({ ownerId: 'globex' });
     expect(owners.rows.find((row) => row.keyId === '-')).toMatchObject({ ownerId: null, planId: null });
     // lastUsedAt: the latest minute with an authenticated decision, in batches.
-    const used = await db.query(`SELECT id, "lastUsedAt" FROM "ApiKey" WHERE id = ANY($1)`, [keyIds]);
+    const used = await db.query(`SELECT "keyId" AS id, "lastUsedAt" FROM "ApiKeyActivity" WHERE "keyId" = ANY($1)`, [keyIds]);
+    expect(used.rows.map((row) => row.id).sort()).toEqual([...keyIds].sort());
     for (const row of used.rows) expect(row.lastUsedAt?.getTime()).toBe(Math.max(...minutes));
+    // ...and the keys API shows it (one key, and the list).
+    const lastUsedAt = new Date(Math.max(...minutes)).toISOString();
+    expect((await h.call('GET', `/v1/keys/${keyIds[0]}`)).body.lastUsedAt).toBe(lastUsedAt);
+    const listed = await h.call('GET', '/v1/keys?limit=100');
+    expect(listed.body.items.filter((key: { id: string }) => keyIds.includes(key.id)).map((key: { lastUsedAt: string }) => key.lastUsedAt)).toEqual(keyIds.map(() => lastUsedAt));
 
     // The API answers the same totals (everything flushed; nothing live left for these minutes).
     const from = new Date(Math.min(...minutes) - 86_400_000).toISOString().slice(0, 10);

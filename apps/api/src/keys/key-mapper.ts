@@ -7,7 +7,13 @@ export function effectiveExpiry(row: Pick<ApiKey, 'expiresAt' | 'graceEndsAt'>):
   return row.expiresAt ?? row.graceEndsAt ?? null;
 }
 
-export function toKey(row: ApiKey): Key {
+/** What keys are read with: when each was last used lives in ApiKeyActivity (see the schema). */
+export const KEY_INCLUDE = { activity: { select: { lastUsedAt: true } } } as const;
+
+/** An ApiKey row with its activity (absent on a key created just now: never used). */
+export type KeyRow = ApiKey & { activity?: { lastUsedAt: Date } | null };
+
+export function toKey(row: KeyRow): Key {
   return {
     id: row.id,
     start: row.start,
@@ -20,6 +26,6 @@ export function toKey(row: ApiKey): Key {
     limits: (row.limits as Limit[] | null) ?? [],
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
-    lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+    lastUsedAt: row.activity?.lastUsedAt.toISOString() ?? null,
   };
 }

@@ -8,7 +8,7 @@ import { decodeCursor, encodeCursor } from '../http/cursor';
 import { newId } from '../infra/ids';
 import { PrismaService } from '../infra/prisma.service';
 import { toLimit } from '../plans/plan-mapper';
-import { effectiveExpiry, toKey } from './key-mapper';
+import { effectiveExpiry, KEY_INCLUDE, toKey } from './key-mapper';
 
 export interface NewKey {
   hash: string;
@@ -103,20 +103,20 @@ export class KeysRepository {
       ...(filter.q ? { OR: [{ name: { contains: filter.q, mode: 'insensitive' } }, { start: { startsWith: filter.q } }, { id: filter.q }, { ownerId: filter.q }] } : {}),
       ...(after ? { AND: [{ OR: [{ createdAt: { lt: after.at } }, { createdAt: after.at, id: { lt: after.id } }] }] } : {}),
     };
-    const rows = await this.prisma.apiKey.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: filter.limit + 1 });
+    const rows = await this.prisma.apiKey.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: filter.limit + 1, include: KEY_INCLUDE });
     const last = rows.length > filter.limit ? rows[filter.limit - 1] : undefined;
     return { items: rows.slice(0, filter.limit).map(toKey), nextCursor: last ? encodeCursor(last.createdAt, last.id) : null };
   }
 
   async find(id: string): Promise<Key | null> {
-    const row = await this.prisma.apiKey.findFirst({ where: { id, deletedAt: null } });
+    const row = await this.prisma.apiKey.findFirst({ where: { id, deletedAt: null }, include: KEY_INCLUDE });
     return row ? toKey(row) : null;
   }
 
   async update(id: string, change: KeyChange, audit: AuditContext): Promise<Key> {
     try {
       return await this.prisma.$transaction(async (tx) => {
-        const before = await tx.apiKey.findFirst({ where: { id, deletedAt: null } });
+        const before = await tx.apiKey.findFirst({ where: { id, deletedAt: null }, include: KEY_INCLUDE });
         if (!before) throw ApiError.notFound('Key');
         const row = await tx.apiKey.update({
           where: { id },
@@ -130,6 +130,7 @@ export class KeysRepository {
             ...(change.limits !== undefined ? { limits: change.limits as Prisma.InputJsonValue } : {}),
             version: { increment: 1 },
           },
+          include: KEY_INCLUDE,
         });
         const after = toKey(row);
         await writeAudit(tx, audit, { action: 'key.update', targetType: 'key', targetId: id, before: toKey(before), after });
@@ -149,7 +150,7 @@ export class KeysRepository {
     return this.prisma.$transaction(async (tx) => {
       const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "ApiKey" WHERE id = ${id} AND "deletedAt" IS NULL FOR UPDATE`;
       if (!locked.length) throw ApiError.notFound('Key');
-      const old = await tx.apiKey.findUniqueOrThrow({ where: { id }, include: { rotatedTo: { select: { id: true } } } });
+      const old = await tx.apiKey.findUniqueOrThrow({ where: { id }, include: { rotatedTo: { select: { id: true } }, ...KEY_INCLUDE } });
       if (old.rotatedTo) throw ApiError.conflict(`This key was already rotated; rotate its successor ${old.rotatedTo.id} instead.`);
       // The successor keeps the prefix the key was issued with.
       const secret = issue(old.prefix);
@@ -169,7 +170,7 @@ export class KeysRepository {
           rotatedFromId: old.id,
         },
       });
-      const updatedOld = await tx.apiKey.update({ where: { id }, data: { graceEndsAt, version: { increment: 1 } } });
+      const updatedOld = await tx.apiKey.update({ where: { id }, data: { graceEndsAt, version: { increment: 1 } }, include: KEY_INCLUDE });
       const key = toKey(row);
       await writeAudit(tx, audit, { action: 'key.rotate', targetType: 'key', targetId: id, before: toKey(old), after: { ...toKey(updatedOld), successorId: key.id } });
       await writeAudit(tx, audit, { action: 'key.create', targetType: 'key', targetId: key.id, after: { ...key, rotatedFromId: id } });
@@ -180,7 +181,7 @@ export class KeysRepository {
   /** Soft delete: the secret verifies NOT_FOUND, while usage and audit history stay readable. */
   async revoke(id: string, audit: AuditContext): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
-      const before = await tx.apiKey.findFirst({ where: { id, deletedAt: null } });
+      const before = await tx.apiKey.findFirst({ where: { id, deletedAt: null }, include: KEY_INCLUDE });
       if (!before) throw ApiError.notFound('Key');
       await tx.apiKey.update({ where: { id }, data: { deletedAt: new Date(), version: { increment: 1 } } });
       await writeAudit(tx, audit, { action: 'key.revoke', targetType: 'key', targetId: id, before: toKey(before) });

@@ -179,25 +179,25 @@ export class UsageRepository {
     );
   }
 
-  /** Raises ApiKey.lastUsedAt to each given time (never lowers it); one statement per batch. */
+  /**
+   * Raises each key's lastUsedAt (ApiKeyActivity) to the given time, never lowering it; one
+   * statement per batch. Rows go in key order, so two flushers touching overlapping keys lock them
+   * in the same order and cannot deadlock; ids that are no key (deleted since) are skipped by the
+   * join, not refused by the foreign key.
+   */
   async touchLastUsed(lastUsed: ReadonlyMap<string, number>): Promise<void> {
     if (!lastUsed.size) return;
     const ids = [...lastUsed.keys()].sort();
     const times = ids.map((id) => lastUsed.get(id)!);
-    // Only rows that move are locked, in id order first: two flushers touching overlapping keys
-    // cannot deadlock. FOR UPDATE re-checks the condition on the row it locked, the UPDATE once more.
     await withRetry(
       () => this.prisma.$executeRaw`
-        WITH input AS (
-          SELECT t.id, 'epoch'::timestamp + t.ms * interval '1 millisecond' AS at
-          FROM unnest(${arrayLiteral(ids)}::text[], ${arrayLiteral(times)}::bigint[]) AS t(id, ms)),
-        locked AS (
-          SELECT k.id, i.at FROM "ApiKey" k JOIN input i ON i.id = k.id
-          WHERE k."lastUsedAt" IS NULL OR k."lastUsedAt" < i.at
-          ORDER BY k.id FOR UPDATE OF k)
-        UPDATE "ApiKey" AS k SET "lastUsedAt" = l.at
-        FROM locked l
-        WHERE k.id = l.id AND (k."lastUsedAt" IS NULL OR k."lastUsedAt" < l.at)`,
+        INSERT INTO "ApiKeyActivity" ("keyId", "lastUsedAt")
+        SELECT t.id, 'epoch'::timestamp + t.ms * interval '1 millisecond'
+        FROM unnest(${arrayLiteral(ids)}::text[], ${arrayLiteral(times)}::bigint[]) WITH ORDINALITY AS t(id, ms, n)
+        JOIN "ApiKey" k ON k.id = t.id
+        ORDER BY t.n
+        ON CONFLICT ("keyId") DO UPDATE SET "lastUsedAt" = EXCLUDED."lastUsedAt"
+        WHERE "ApiKeyActivity"."lastUsedAt" < EXCLUDED."lastUsedAt"`,
     );
   }
 
