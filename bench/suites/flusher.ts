@@ -13,6 +13,7 @@
 // (one minute per run, the steady state). Runs on a scratch database (migrated with the real
 // `prisma migrate deploy`, dropped afterwards) and a unique Redis prefix.
 import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import Module from 'node:module';
 import path from 'node:path';
@@ -53,6 +54,30 @@ async function admin(sql: string): Promise<void> {
     await client.query(sql);
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * CPU seconds used so far by every Postgres server process on this machine (Linux /proc; null
+ * elsewhere): a run's Postgres CPU, less noisy than its wall time on a shared machine.
+ */
+function postgresCpuSeconds(): number | null {
+  try {
+    let ticks = 0;
+    for (const pid of readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        if (!stat.includes('(postgres)')) continue;
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        ticks += Number(fields[11]) + Number(fields[12]);
+      } catch {
+        // The process ended meanwhile.
+      }
+    }
+    return ticks / 100; // USER_HZ, 100 on Linux
+  } catch {
+    return null;
   }
 }
 
@@ -196,9 +221,13 @@ async function measure(opts: { quick: boolean }): Promise<Record<string, unknown
       // The filling above left ~100 000 commands' worth of garbage: collected now, or a collection
       // during the run would charge the bench's own setup to the flusher.
       (globalThis as { gc?: () => void }).gc?.();
+      const pgBefore = postgresCpuSeconds();
+      const nodeBefore = process.cpuUsage();
       const began = performance.now();
       const stats = await flusher.runOnce();
       const seconds = (performance.now() - began) / 1000;
+      const nodeCpu = process.cpuUsage(nodeBefore);
+      const pgAfter = postgresCpuSeconds();
       const keyMinutes = scenario.buckets * scenario.keys;
       if (stats.decisions !== decisions || stats.rows !== keyMinutes || stats.committed !== scenario.buckets) {
         throw new Error(`${scenario.label}: the run flushed ${stats.decisions} decisions, ${stats.rows} key-minutes, ${stats.committed} buckets; wrote ${decisions}, ${keyMinutes}, ${scenario.buckets}`);
@@ -212,6 +241,10 @@ async function measure(opts: { quick: boolean }): Promise<Record<string, unknown
       figures[`flusher${scenario.label}DecisionsPerSec`] = Math.round(decisions / seconds);
       figures[`flusher${scenario.label}KeyMinutesPerSec`] = Math.round(stats.rows / seconds);
       figures[`flusher${scenario.label}RollupTotalAfter`] = written;
+      // CPU per key-minute, of the Postgres server and of this (the flusher's) process: what the
+      // work costs, whatever else the machine was doing.
+      if (pgBefore !== null && pgAfter !== null) figures[`flusher${scenario.label}PostgresCpuUsPerKeyMinute`] = Number((((pgAfter - pgBefore) * 1e6) / stats.rows).toFixed(1));
+      figures[`flusher${scenario.label}NodeCpuUsPerKeyMinute`] = Number(((nodeCpu.user + nodeCpu.system) / stats.rows).toFixed(1));
     }
     figures.flusherTotalsVerified = true;
     await db.end();

@@ -103,9 +103,9 @@ export class UsageRepository {
    * too). The minute rows go first, one minute (all its parts) at a time in key order, each
    * statement sent as soon as its minute has been read, so Postgres writes a minute while the next
    * one is read from Redis and parsed. The hour and day rows come last, summed over the batch (N
-   * minutes of one hour cost one hour row per key), in (keyId, granularity, bucketStart) order. So
-   * every transaction locks rows in one global order (minute rows by (minute, key), then hour/day
-   * rows by (key, granularity, start)), and two flushers sharing rows wait for each other instead of
+   * minutes of one hour cost one hour row per key), in (granularity, bucketStart, keyId) order. So
+   * every transaction locks rows in one global order ((granularity, bucketStart, keyId), minute
+   * before hour before day), and two flushers sharing rows wait for each other instead of
    * deadlocking; a deadlock or lost connection is retried all the same.
    *
    * The same transaction queues `ratelimit.exceeded` for every (key, minute) with rejections among
