@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -63,12 +64,41 @@ describe('npm run db:migrate', () => {
     const { rows } = await client.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
     await client.end();
     expect(rows.map((row) => row.tablename)).toEqual([
-      'AdminSession', 'AdminUser', 'ApiKey', 'AuditLog', 'Plan', 'PlanLimit', 'RootKey', 'UsageFlush', 'UsageRollup', 'Webhook', 'WebhookDelivery', '_prisma_migrations',
+      'AdminSession', 'AdminUser', 'ApiKey', 'ApiKeyActivity', 'AuditLog', 'Plan', 'PlanLimit', 'RootKey', 'UsageFlush', 'UsageRollup', 'Webhook', 'WebhookDelivery', '_prisma_migrations',
     ]);
     const second = run();
     expect(second.status).toBe(0);
     expect(second.stdout).toContain('No pending migrations');
   }, 90_000);
+
+  it('api_key_activity moves every ApiKey.lastUsedAt into ApiKeyActivity: none is lost', async () => {
+    // The migrations before it, applied as `migrate deploy` would, on a database holding keys.
+    const db = await createEmptyDatabase();
+    databases.push(db);
+    const migrations = readdirSync(path.join(ROOT, 'prisma/migrations')).filter((name) => /^\d+_/.test(name)).sort();
+    const target = migrations.findIndex((name) => name.endsWith('_api_key_activity'));
+    expect(target).toBeGreaterThan(0);
+    const apply = (client: Client, name: string) => client.query(readFileSync(path.join(ROOT, 'prisma/migrations', name, 'migration.sql'), 'utf8'));
+    const client = new Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      for (const name of migrations.slice(0, target)) await apply(client, name);
+      await client.query(`INSERT INTO "Plan" (id, name, "updatedAt") VALUES ('plan_m', 'm', now())`);
+      await client.query(
+        `INSERT INTO "ApiKey" (id, hash, start, prefix, name, "planId", "updatedAt", "lastUsedAt")
+         VALUES ('key_used', 'h1', 'tg_a', 'tg', 'used', 'plan_m', now(), '2026-11-30 12:34:00'), ('key_never', 'h2', 'tg_b', 'tg', 'never', 'plan_m', now(), NULL)`,
+      );
+      await apply(client, migrations[target]);
+      const { rows } = await client.query<{ keyId: string; lastUsedAt: Date }>(`SELECT "keyId", "lastUsedAt" FROM "ApiKeyActivity" ORDER BY 1`);
+      expect(rows).toEqual([{ keyId: 'key_used', lastUsedAt: new Date('2026-11-30T12:34:00.000Z') }]);
+      const columns = await client.query(`SELECT 1 FROM information_schema.columns WHERE table_name = 'ApiKey' AND column_name = 'lastUsedAt'`);
+      expect(columns.rowCount).toBe(0);
+      const options = await client.query<{ reloptions: string[] }>(`SELECT reloptions FROM pg_class WHERE relname = 'ApiKeyActivity'`);
+      expect(options.rows[0].reloptions).toEqual(['fillfactor=80']);
+    } finally {
+      await client.end();
+    }
+  }, 60_000);
 });
 
 describe('npm run db:seed', () => {
