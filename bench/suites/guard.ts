@@ -193,9 +193,8 @@ async function multiInstanceFigures(quick: boolean): Promise<Record<string, unkn
     });
     if (plan.status !== 201) throw new Error(`POST /v1/plans: ${plan.status} ${JSON.stringify(plan.body)}`);
     const rounds = quick ? 3 : 5;
-    const admissionRounds: Array<Record<string, number>> = [];
-    for (let round = 0; round < rounds; round++) {
-      const key = await call(urls[0], 'POST', '/v1/keys', { name: `bench-hundred-${round}`, planId: plan.body.id });
+    const burst = async (label: string): Promise<Record<string, number>> => {
+      const key = await call(urls[0], 'POST', '/v1/keys', { name: `bench-hundred-${label}`, planId: plan.body.id });
       const statuses = await Promise.all(
         Array.from({ length: 600 }, async (_, i) => {
           const response = await echo(urls[i % 3], key.body.key);
@@ -205,10 +204,16 @@ async function multiInstanceFigures(quick: boolean): Promise<Record<string, unkn
       );
       const tally: Record<string, number> = {};
       for (const status of statuses) tally[status] = (tally[status] ?? 0) + 1;
-      admissionRounds.push(tally);
-      console.log(`  600 concurrent at a limit of 100, round ${round + 1}: ${JSON.stringify(tally)}`);
+      console.log(`  600 concurrent at a limit of 100, ${label}: ${JSON.stringify(tally)}`);
       await sleep(1500); // let a breaker opened by this round close before the next
-    }
+      return tally;
+    };
+    // The first burst after the processes start runs on cold code (V8 has not optimized the guard
+    // yet) and, on this 2-core machine, is the one that tends to miss the strict 50 ms deadline: it
+    // is reported apart (overAdmissionWarmupRound), as the other suites' warm-ups are not measured.
+    const warmupRound = await burst('warm-up round');
+    const admissionRounds: Array<Record<string, number>> = [];
+    for (let round = 0; round < rounds; round++) admissionRounds.push(await burst(`round ${round + 1}`));
     const admitted = admissionRounds.map((t) => t['200'] ?? 0);
 
     // Propagation: PATCH a key's limit through one instance, poll the other two until they
@@ -247,9 +252,11 @@ async function multiInstanceFigures(quick: boolean): Promise<Record<string, unkn
       await sleep(20);
     }
     return {
-      overAdmission: Math.max(0, ...admitted.map((a) => a - 100)),
+      // Over-admission is a safety property: the warm-up round counts too.
+      overAdmission: Math.max(0, ...[warmupRound['200'] ?? 0, ...admitted].map((a) => a - 100)),
       underAdmission: Math.max(0, ...admitted.map((a) => 100 - a)),
       overAdmissionRounds: admissionRounds,
+      overAdmissionWarmupRound: warmupRound,
       propagationP50Ms: round2(percentile(samples, 50)),
       propagationP99Ms: round2(percentile(samples, 99)),
       propagationMaxMs: round2(Math.max(...samples)),
