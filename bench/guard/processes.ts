@@ -2,6 +2,7 @@
 // API build, and a throwaway migrated database for the real API processes.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import { migrate } from '../../scripts/migrate';
@@ -14,6 +15,8 @@ export type ServerMode = 'guarded' | 'guarded-unmetered' | 'unguarded' | 'thrott
 export interface BenchServer {
   mode: ServerMode;
   url: string;
+  /** CPU seconds the server process has used so far (Linux /proc; null elsewhere). */
+  cpuSeconds(): number | null;
   /** The last of what the server printed (warnings such as the guard's breaker opening). */
   output(): string;
   stop(): Promise<void>;
@@ -33,6 +36,18 @@ async function stopChild(child: ChildProcess): Promise<void> {
     clearTimeout(killer);
   }
   children.delete(child);
+}
+
+/** utime + stime of a process from /proc/<pid>/stat, in seconds (USER_HZ 100); null if unreadable. */
+function processCpuSeconds(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
 }
 
 /** Starts one benchmark server in its own process; resolves once it listens. */
@@ -58,7 +73,7 @@ export function startServer(mode: ServerMode, env: Record<string, string>, timeo
       if (match) {
         ready = true;
         clearTimeout(timer);
-        resolve({ mode, url: `http://127.0.0.1:${match[1]}`, output: () => output, stop: () => stopChild(child) });
+        resolve({ mode, url: `http://127.0.0.1:${match[1]}`, cpuSeconds: () => processCpuSeconds(child.pid), output: () => output, stop: () => stopChild(child) });
       }
     };
     child.stdout?.on('data', onData);

@@ -92,12 +92,24 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
     const rounds = quick ? 5 : 7;
     const roundSeconds = quick ? 3 : 5;
     const byMode = new Map<ServerMode, Load[]>(modes.map((mode) => [mode, []]));
+    // The server's own CPU per request in each round: what each mode costs the API process,
+    // steadier than its rate (the server runs at about one full core in every mode here).
+    const cpuByMode = new Map<ServerMode, number[]>(modes.map((mode) => [mode, []]));
     for (let round = 0; round < rounds; round++) {
       for (let i = 0; i < modes.length; i++) {
         const mode = modes[(i + round) % modes.length];
-        byMode.get(mode)!.push(await load(servers.get(mode)!.url, key, roundSeconds));
+        const server = servers.get(mode)!;
+        const cpuBefore = server.cpuSeconds();
+        const result = await load(server.url, key, roundSeconds);
+        const cpuAfter = server.cpuSeconds();
+        byMode.get(mode)!.push(result);
+        if (cpuBefore !== null && cpuAfter !== null && result.total > 0) cpuByMode.get(mode)!.push(((cpuAfter - cpuBefore) * 1e6) / result.total);
       }
     }
+    const serverCpuUsPerRequest = Object.fromEntries(
+      [...cpuByMode].filter(([, values]) => values.length > 0).map(([mode, values]) => [mode, round2([...values].sort((a, b) => a - b)[Math.floor(values.length / 2)])]),
+    );
+    console.log(`  server CPU µs per request (median round): ${JSON.stringify(serverCpuUsPerRequest)}`);
     const peak = new Map<ServerMode, Load>();
     for (const mode of modes) {
       const runs = [...byMode.get(mode)!].sort((a, b) => a.rps - b.rps);
@@ -132,6 +144,7 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
     const unmetered = peak.get('guarded-unmetered')!;
     return {
       guardOverheadRatio: round2(g.rps / u.rps),
+      serverCpuUsPerRequest,
       // Metering rides in the same Lua call as the limits: this prices the extra HINCRBY/ZADD.
       meteringOnOffRatio: round2(median(meteredRuns) / median(unmeteredRuns)),
       // The same handler behind a guard that only awaits one Redis PING: what any Redis-backed
