@@ -163,7 +163,9 @@ function emptyChunk(): RowsChunk {
 export function arrayLiteral(values: readonly number[] | readonly string[]): string {
   if (!values.length) return '{}';
   if (typeof values[0] === 'number') {
-    for (const value of values as readonly number[]) integerText(value);
+    // Checked without building each one's text (join does that once): a backlog flush sends
+    // hundreds of thousands of numbers, and a string each is garbage the flusher pays for.
+    for (const value of values as readonly number[]) if (!Number.isSafeInteger(value)) integerText(value);
     return `{${values.join(',')}}`;
   }
   const strings = values as readonly string[];
