@@ -1,13 +1,8 @@
 import { deciderFor, type Decider, type LimitState } from './decide-limit';
 import { InvalidLimitParamsError } from './errors';
-import type { FixedWindowState } from './fixed-window';
-import type { GcraState } from './gcra';
-import type { LeakyBucketState } from './leaky-bucket';
 import { quotaPeriod } from './quota-period';
 import { resolveLimitParams } from './resolve-limit-params';
-import type { SlidingWindowState } from './sliding-window';
-import type { TokenBucketState } from './token-bucket';
-import type { Algorithm, CheckRequest, CheckResult, Decision, LimitCheck, LimitOutcome, LimitParams, QuotaCheck, RateLimitStore } from './types';
+import type { CheckRequest, CheckResult, Decision, LimitCheck, LimitOutcome, LimitParams, QuotaCheck, RateLimitStore } from './types';
 import { validateCost, validateIdentity, validateQuotaCheck } from './validate-limit-params';
 
 interface QuotaState {
@@ -58,41 +53,8 @@ interface CompiledLimit {
  */
 type Overwrite = (stored: LimitState, next: LimitState) => void;
 
-type Writable<T> = { -readonly [K in keyof T]: T[K] };
-
-const OVERWRITE: Record<Algorithm, Overwrite | undefined> = {
-  token_bucket: (stored, next) => {
-    const s = stored as Writable<TokenBucketState>;
-    const n = next as TokenBucketState;
-    s.scaledTokens = n.scaledTokens;
-    s.lastMs = n.lastMs;
-  },
-  leaky_bucket: (stored, next) => {
-    const s = stored as Writable<LeakyBucketState>;
-    const n = next as LeakyBucketState;
-    s.scaledLevel = n.scaledLevel;
-    s.lastMs = n.lastMs;
-  },
-  fixed_window: (stored, next) => {
-    const s = stored as Writable<FixedWindowState>;
-    const n = next as FixedWindowState;
-    s.windowStartMs = n.windowStartMs;
-    s.count = n.count;
-  },
-  sliding_window: (stored, next) => {
-    const s = stored as Writable<SlidingWindowState>;
-    const n = next as SlidingWindowState;
-    s.windowStartMs = n.windowStartMs;
-    s.current = n.current;
-    s.previous = n.previous;
-  },
-  gcra: (stored, next) => {
-    const s = stored as Writable<GcraState>;
-    const n = next as GcraState;
-    s.tatMs = n.tatMs;
-    s.tatRem = n.tatRem;
-  },
-  sliding_log: undefined,
+const overwriteFlat: Overwrite = (stored, next) => {
+  Object.assign(stored, next);
 };
 
 /** A QuotaCheck validated once per object, its map key, and the last period computed for it. */
@@ -200,7 +162,7 @@ export class MemoryStore implements RateLimitStore {
   /**
    * One limit, no quota (the common in-process case): no per-call arrays but the result's own, and
    * on an identity already stored nothing allocated outlives the call but the result (see
-   * OVERWRITE). An entry found expired decides as no state (lazy expiry); it is then deleted, or,
+   * overwriteFlat). An entry found expired decides as no state (lazy expiry); it is then deleted, or,
    * if the decision stores a state, rewritten in place: the same decision and state as deleting it
    * and inserting a new entry, without the Map churn. For the LRU that counts as a use, as on a
    * live entry.
@@ -330,7 +292,7 @@ export class MemoryStore implements RateLimitStore {
       key: `${check.identity}\u0000${check.name}\u0000${params.algorithm}`,
       entry: undefined,
       decide: deciderFor(params.algorithm),
-      overwrite: OVERWRITE[params.algorithm],
+      overwrite: params.algorithm === 'sliding_log' ? undefined : overwriteFlat,
     };
     this.compiled.set(check, c);
     return c;
