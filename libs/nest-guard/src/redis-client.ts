@@ -34,7 +34,7 @@ export interface GuardRedisClient extends RedisScriptClient {
  * in one writev and Redis answers them in one write. Nothing waits past the current turn; the
  * order of commands and replies is unchanged. Unlike ioredis' enableAutoPipelining, which builds
  * a Pipeline per batch, holds every command until the turn ends and re-dispatches each reply
- * (~20 % slower than no batching on the guard bench), this adds no work per command.
+ * (~20 % slower than no batching in a one-off run of the guard bench), this adds no work per command.
  */
 export class WriteCoalescingRedis extends Redis {
   /**

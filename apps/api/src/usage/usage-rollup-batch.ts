@@ -92,8 +92,8 @@ export class HourDayRollup {
   /**
    * The rows in (granularity, bucketStart, keyId) order: the hour rows, then the day rows, each
    * group by start, then key (the lock order of UsageRepository.flushBuckets). Rows of one index
-   * position follow each other, so Postgres inserts them into the same index pages (~20 % cheaper
-   * than alternating hour and day rows key by key).
+   * position follow each other, so Postgres inserts them into the same index pages (in psql ~20 %
+   * cheaper than alternating hour and day rows key by key).
    */
   chunks(rowsPerChunk: number): RollupChunk[] {
     const keys = [...this.byKey.keys()].sort();

@@ -140,7 +140,7 @@ export class UsageRepository {
         // arrays (it sees their length): a hash join over a seq scan when a statement covers a good
         // part of the keys, an index lookup per row when the table is much larger (random_page_cost
         // 1.1, as for cached or SSD-backed tables; at the default 4 it would seq-scan 400 000 keys
-        // for 10 000 rows). With 10 000 of 50 000 keys the hash join costs ~2 us less per row.
+        // for 10 000 rows). In psql, 10 000 rows against 10 000 keys: ~2 us less per row hash-joined.
         await tx.$queryRaw`SELECT set_config('jit', 'off', true), set_config('work_mem', '64MB', true), set_config('random_page_cost', '1.1', true)`;
         const marked = await tx.$queryRaw<{ bucketId: string }[]>`
           INSERT INTO "UsageFlush" ("bucketId") SELECT unnest(${ids}::text[]) ON CONFLICT DO NOTHING RETURNING "bucketId"`;
