@@ -25,6 +25,20 @@ describe('KeyCache', () => {
     expect(cache.stats()).toMatchObject({ hits: 99, misses: 1, lookups: 1, size: 1 });
   });
 
+  it('peek answers from memory only: undefined before the load, the key or null after, never a lookup', async () => {
+    const db = source({ h1: record('k1') });
+    const cache = new KeyCache(db.lookup);
+    expect(cache.peek('h1')).toBeUndefined();
+    expect(cache.peek('unknown')).toBeUndefined();
+    expect(db.calls).toEqual([]);
+    await cache.get('h1');
+    await cache.get('unknown');
+    expect(cache.peek('h1')?.id).toBe('k1');
+    expect(cache.peek('unknown')).toBeNull();
+    expect(db.calls).toEqual(['h1', 'unknown']);
+    expect(cache.stats()).toMatchObject({ hits: 2, misses: 2, lookups: 2 });
+  });
+
   it('shares one lookup between 50 concurrent misses of the same hash (single-flight)', async () => {
     const db = source({ h1: record('k1') });
     const cache = new KeyCache(db.lookup);

@@ -78,6 +78,16 @@ export class KeyCache {
 
   /** The key for a secret hash: from the cache, or one shared lookup. Rejects when the lookup fails. */
   get(secretHash: string): Promise<KeyRecord | null> {
+    const cached = this.peek(secretHash);
+    return cached === undefined ? this.miss(secretHash) : Promise.resolve(cached);
+  }
+
+  /**
+   * The cached answer for a secret hash (a key, or null for a known-unknown secret), counted as a
+   * hit; undefined when it must be loaded (then call get). The guard's hot path: a hit costs no
+   * promise and no microtask.
+   */
+  peek(secretHash: string): KeyRecord | null | undefined {
     const entry = this.entries.get(secretHash);
     if (entry !== undefined) {
       this.hits++;
@@ -87,7 +97,7 @@ export class KeyCache {
       if (this.clock() - entry.loadedAt >= this.maxAgeMs && !this.inflight.has(secretHash)) {
         this.load(secretHash).catch(this.onRefreshError);
       }
-      return Promise.resolve(entry.record);
+      return entry.record;
     }
     const negative = this.negatives.get(secretHash);
     if (negative !== undefined) {
@@ -95,9 +105,14 @@ export class KeyCache {
       if (this.clock() - negative.loadedAt < this.negativeTtlMs) {
         this.hits++;
         this.negatives.set(secretHash, negative);
-        return Promise.resolve(null);
+        return null;
       }
     }
+    return undefined;
+  }
+
+  /** A miss: one lookup shared by every concurrent caller of the same hash. */
+  private miss(secretHash: string): Promise<KeyRecord | null> {
     this.misses++;
     return this.inflight.get(secretHash) ?? this.load(secretHash);
   }

@@ -1,4 +1,5 @@
 import { MemoryStore, type CheckRequest, type CheckResult, type RateLimitStore } from '@tollgate/rate-limit';
+import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import type { KeyRecord } from './key-record';
@@ -47,6 +48,13 @@ function setup(records: Record<string, KeyRecord>, now = { t: 1_700_000_000_000 
   });
   return { verifier, store, lookups, now, bySecretHash };
 }
+
+describe('sha256Hex', () => {
+  it('is the SHA-256 the API stores for a key (FIPS 180-2 test vector, and non-ASCII as UTF-8)', () => {
+    expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(sha256Hex('é')).toBe(createHash('sha256').update('é', 'utf8').digest('hex'));
+  });
+});
 
 describe('KeyVerifier (in-process store)', () => {
   it('answers NOT_FOUND, DISABLED and EXPIRED locally, without a store call', async () => {

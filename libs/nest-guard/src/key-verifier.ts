@@ -1,3 +1,4 @@
+import * as crypto from 'node:crypto';
 import { createHash, randomUUID } from 'node:crypto';
 import {
   InvalidLimitParamsError,
@@ -137,8 +138,11 @@ interface Compiled {
 
 const compiledByRecord = new WeakMap<KeyRecord, Compiled>();
 
+/** crypto.hash (Node >= 20.12): a one-shot digest, about a third of createHash's cost per key; older Nodes fall back. */
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
+
 export function sha256Hex(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return oneShotHash !== undefined ? oneShotHash('sha256', secret, 'hex') : createHash('sha256').update(secret).digest('hex');
 }
 
 /**
@@ -312,21 +316,26 @@ export class KeyVerifier {
     return publishInvalidation(this.client, this.prefix, { ...message, origin: this.origin });
   }
 
-  async verify(secret: string, opts: VerifyOptions = {}): Promise<VerificationResult> {
-    const result = await this.decide(secret, opts);
-    if (this.onDecision) {
+  verify(secret: string, opts: VerifyOptions = {}): Promise<VerificationResult> {
+    const decided = this.decide(secret, opts);
+    const onDecision = this.onDecision;
+    if (onDecision === undefined) return decided;
+    return decided.then((result) => {
       try {
-        this.onDecision(result);
+        onDecision(result);
       } catch (err) {
         this.logger?.warn(`onDecision listener failed: ${(err as Error).message}`);
       }
-    }
-    return result;
+      return result;
+    });
   }
 
   private async decide(secret: string, opts: VerifyOptions): Promise<VerificationResult> {
     const cost = validateCost(opts.cost);
-    const record = await this.cache.get(sha256Hex(secret));
+    const secretHash = sha256Hex(secret);
+    // A cached key (the usual case) is read without awaiting anything: one microtask less per request.
+    const cached = this.cache.peek(secretHash);
+    const record = cached !== undefined ? cached : await this.cache.get(secretHash);
     const now = this.clock();
     if (record === null) {
       this.meterOutcome('-', 'invalid');
