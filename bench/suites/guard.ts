@@ -150,6 +150,9 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
       // The same handler behind a guard that only awaits one Redis PING: what any Redis-backed
       // guard can reach on this machine, and how close ours gets to it.
       redisFloorRps: peak.get('redis-floor')!.rps,
+      // The floor over unguarded: the guardOverheadRatio of a guard that does nothing but one Redis
+      // round trip, i.e. the most any one-round-trip guard can reach on this machine.
+      redisFloorOverheadRatio: round2(peak.get('redis-floor')!.rps / u.rps),
       guardVsRedisFloorRatio: round2(g.rps / peak.get('redis-floor')!.rps),
       meteringOnRpsRuns: meteredRuns,
       meteringOffRpsRuns: unmeteredRuns,
