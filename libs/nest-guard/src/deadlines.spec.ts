@@ -26,6 +26,16 @@ describe('Deadlines', () => {
     expect(deadlines.pending).toBe(0);
   });
 
+  it('counts as pending only the calls still waiting, before its timer has run', async () => {
+    const deadlines = new Deadlines(10_000);
+    const hanging = deadlines.run(new Promise<number>(() => undefined));
+    hanging.catch(() => undefined);
+    const answered = await Promise.all(Array.from({ length: 100 }, (_, i) => deadlines.run(Promise.resolve(i))));
+    expect(answered).toHaveLength(100);
+    // Only the hanging call is left; the timer (10 s away) has not run.
+    expect(deadlines.pending).toBe(1);
+  });
+
   it('never rejects before the timeout has passed', async () => {
     const deadlines = new Deadlines(60);
     const started = Date.now();

