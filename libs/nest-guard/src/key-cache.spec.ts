@@ -65,6 +65,25 @@ describe('KeyCache', () => {
     expect(db.calls).toEqual(['b']);
   });
 
+  it('never evicts a key used at least once every maxEntries / 2 loads, and evicts one left unused', async () => {
+    const rows: Record<string, KeyRecord> = { hot: record('hot'), idle: record('idle') };
+    for (let i = 0; i < 500; i++) rows[`k${i}`] = record(`k${i}`);
+    const db = source(rows);
+    const cache = new KeyCache(db.lookup, { maxEntries: 10 });
+    await cache.get('hot');
+    await cache.get('idle');
+    // 500 other keys go through a cache of 10; 'hot' is read after every 5th of them.
+    for (let i = 0; i < 500; i++) {
+      await cache.get(`k${i}`);
+      if (i % 5 === 4) expect((await cache.get('hot'))?.id).toBe('hot');
+    }
+    expect(db.calls.filter((hash) => hash === 'hot')).toHaveLength(1);
+    expect(cache.size).toBe(10);
+    expect(cache.peek('idle')).toBeUndefined();
+    // The most recent loads are all still there: eviction took the oldest, not the newest.
+    for (let i = 491; i < 500; i++) expect(cache.peek(`k${i}`)?.id).toBe(`k${i}`);
+  });
+
   it('keeps unknown secrets in their own smaller LRU: a flood of bad secrets never evicts a known key', async () => {
     const db = source({ a: record('a'), b: record('b'), c: record('c') });
     const cache = new KeyCache(db.lookup, { maxEntries: 3, negativeMaxEntries: 2 });

@@ -20,6 +20,8 @@ export interface KeyCacheOptions {
 interface Entry<R extends KeyRecord | null> {
   record: R;
   loadedAt: number;
+  /** `insertions` when this entry last went to the young end of its Map (see peek). */
+  insertedAt: number;
 }
 
 export interface KeyCacheStats {
@@ -51,6 +53,8 @@ export class KeyCache {
   private readonly onRefreshError: (err: unknown) => void;
   /** Bumped by every invalidation: a lookup that started before one must not be cached. */
   private generation = 0;
+  /** Moves of known keys to the young end of `entries` so far (loads and LRU refreshes). */
+  private insertions = 0;
   private hits = 0;
   private misses = 0;
   private lookups = 0;
@@ -91,9 +95,16 @@ export class KeyCache {
     const entry = this.entries.get(secretHash);
     if (entry !== undefined) {
       this.hits++;
-      // Re-inserting moves the entry to the young end: that is the LRU.
-      this.entries.delete(secretHash);
-      this.entries.set(secretHash, entry);
+      // Re-inserting moves the entry to the young end: that is the LRU. An entry that went there
+      // within the last maxEntries / 4 insertions stays put: it is in the young quarter, and is
+      // evicted only after maxEntries insertions, so a key read at least once every
+      // maxEntries / 2 loads is never evicted. A hot key then costs one Map lookup, not a delete
+      // and a set (which, on a small Map, also rehashes it every few calls).
+      if (this.insertions - entry.insertedAt > this.maxEntries >> 2) {
+        this.entries.delete(secretHash);
+        this.entries.set(secretHash, entry);
+        entry.insertedAt = ++this.insertions;
+      }
       if (this.clock() - entry.loadedAt >= this.maxAgeMs && !this.inflight.has(secretHash)) {
         this.load(secretHash).catch(this.onRefreshError);
       }
@@ -168,12 +179,12 @@ export class KeyCache {
     if (record === null) {
       this.entries.delete(secretHash);
       this.negatives.delete(secretHash);
-      this.negatives.set(secretHash, { record, loadedAt });
+      this.negatives.set(secretHash, { record, loadedAt, insertedAt: 0 });
       evictOldest(this.negatives, this.negativeMaxEntries);
     } else {
       this.negatives.delete(secretHash);
       this.entries.delete(secretHash);
-      this.entries.set(secretHash, { record, loadedAt });
+      this.entries.set(secretHash, { record, loadedAt, insertedAt: ++this.insertions });
       evictOldest(this.entries, this.maxEntries);
     }
   }
