@@ -12,6 +12,12 @@ import { validateCost, validateIdentity, validateQuotaCheck } from './validate-l
  */
 export interface RedisScriptClient {
   evalsha(sha1: string, numkeys: number, ...args: (string | number | Buffer)[]): Promise<unknown>;
+  /**
+   * ioredis' EVALSHA that leaves the reply undecoded. The script answers with integers only, so
+   * the reply is the same. When the client has it, the store uses it: plain `evalsha` copies every
+   * reply array to convert Buffers to strings, and there are none.
+   */
+  evalshaBuffer?(sha1: string, numkeys: number, ...args: (string | number | Buffer)[]): Promise<unknown>;
   script(subcommand: 'LOAD', script: string): Promise<unknown>;
 }
 
@@ -289,13 +295,18 @@ export class RedisStore implements RateLimitStore {
 
   private async run(numKeys: number, args: (string | Buffer)[]): Promise<unknown> {
     try {
-      return await this.redis.evalsha(SCRIPT_SHA, numKeys, ...args);
+      return await this.evalsha(numKeys, args);
     } catch (err) {
       // After a restart, failover or SCRIPT FLUSH the server forgets the script: load it and retry once.
       if (!isNoScript(err)) throw err;
       await this.loadScript();
-      return this.redis.evalsha(SCRIPT_SHA, numKeys, ...args);
+      return this.evalsha(numKeys, args);
     }
+  }
+
+  private evalsha(numKeys: number, args: (string | Buffer)[]): Promise<unknown> {
+    const redis = this.redis;
+    return redis.evalshaBuffer !== undefined ? redis.evalshaBuffer(SCRIPT_SHA, numKeys, ...args) : redis.evalsha(SCRIPT_SHA, numKeys, ...args);
   }
 
   /** One SCRIPT LOAD at a time: every request that hit NOSCRIPT meanwhile waits for the same one. */
