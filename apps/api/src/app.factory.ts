@@ -30,6 +30,9 @@ export async function createApp(env: Env, options: CreateAppOptions = {}): Promi
     trustProxy: ['loopback', 'linklocal', 'uniquelocal'],
     // One line per request (on response, below) instead of Fastify's two. (Through a LogController:
     // Fastify 5.11 deprecates the top-level disableRequestLogging and warns at every start.)
+    // Fastify accepts only a LogController of its own copy (instanceof), so apps/api pins fastify
+    // to the exact version @nestjs/platform-fastify pins: one copy, deduplicated.
+    // If the two ever differ, startup fails (FST_ERR_LOG_INVALID_LOG_CONTROLLER), as do the e2e tests.
     logController: new LogController({ disableRequestLogging: true }),
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(env), adapter, {
