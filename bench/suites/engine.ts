@@ -6,6 +6,7 @@ import path from 'node:path';
 import Redis from 'ioredis';
 import { RateLimiterRedis, RateLimiterUnion } from 'rate-limiter-flexible';
 import { deletePrefix } from '../../libs/rate-limit/src/redis-test-client.test-util';
+import { median } from '../stats';
 import {
   ALGORITHMS,
   limitStateKey,
@@ -35,10 +36,6 @@ function buildEngine(): void {
 function isolatedOpsPerSec(target: Algorithm | 'store' | 'store-churn', ms: number): number {
   const out = execFileSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', 'engine-pure-loop.ts'), target, String(ms)], { encoding: 'utf8' });
   return Number(out.trim());
-}
-
-function median(values: readonly number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 }
 
 async function commandStats(redis: Redis): Promise<Record<string, { calls: number; usec: number }>> {
@@ -122,9 +119,9 @@ export async function run({ quick }: { quick: boolean }): Promise<Record<string,
   }
   // The store path (what callers use), not the pure function: see bench/engine-pure-loop.ts.
   // The store path carries a target (issue 3), so it is measured in three processes and reported
-  // by the median: on this 2-vCPU VM one vCPU is at times two to four times slower than the other
-  // (the same loop pinned with taskset: ~11 M/s on one, 2-7 M/s on the other), and a single
-  // process that lands on it for its whole run would report the host's contention, not the code.
+  // by the median: on this 2-vCPU VM one vCPU is at times much slower than the other (pinned with
+  // taskset, see bench/probes/README.md), and a single process that lands on it for its whole run
+  // reports the host's contention, not the code.
   const storeRuns = [0, 1, 2].map(() => isolatedOpsPerSec('store', pureMs));
   const churnRuns = [0, 1, 2].map(() => isolatedOpsPerSec('store-churn', pureMs));
   figures.memoryStoreTokenBucketOpsPerSec = median(storeRuns);

@@ -21,6 +21,7 @@ import path from 'node:path';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import { deletePrefix } from '../../libs/rate-limit/src/redis-test-client.test-util';
+import { medianBy } from '../stats';
 
 export const name = 'flusher';
 
@@ -260,7 +261,7 @@ async function measure(opts: { quick: boolean }): Promise<Record<string, unknown
     // Each scenario's figures are those of its median run (by key-minutes/s); all its rates too.
     for (const [label, runs] of runsByLabel) {
       const rate = (run: Record<string, unknown>) => run[`flusher${label}KeyMinutesPerSec`] as number;
-      Object.assign(figures, [...runs].sort((a, b) => rate(a) - rate(b))[Math.floor(runs.length / 2)]);
+      Object.assign(figures, medianBy(runs, rate));
       if (runs.length > 1) figures[`flusher${label}KeyMinutesPerSecRuns`] = runs.map(rate);
     }
     figures.flusherTotalsVerified = true;

@@ -12,6 +12,7 @@ import { issueSecret, ROOT_KEY_PREFIX } from '../../apps/api/src/keys/key-secret
 import { deleteRedisPrefix, startApiProcesses } from '../../test/support/api-process';
 import { http } from '../../test/support/http';
 import { buildApi, createBenchDatabase, startServer, type BenchServer, type ServerMode } from '../guard/processes';
+import { median, medianBy } from '../stats';
 
 export const name = 'guard';
 
@@ -107,13 +108,12 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
       }
     }
     const serverCpuUsPerRequest = Object.fromEntries(
-      [...cpuByMode].filter(([, values]) => values.length > 0).map(([mode, values]) => [mode, round2([...values].sort((a, b) => a - b)[Math.floor(values.length / 2)])]),
+      [...cpuByMode].filter(([, values]) => values.length > 0).map(([mode, values]) => [mode, round2(median(values))]),
     );
     console.log(`  server CPU µs per request (median round): ${JSON.stringify(serverCpuUsPerRequest)}`);
     const peak = new Map<ServerMode, Load>();
     for (const mode of modes) {
-      const runs = [...byMode.get(mode)!].sort((a, b) => a.rps - b.rps);
-      peak.set(mode, runs[Math.floor(runs.length / 2)]);
+      peak.set(mode, medianBy(byMode.get(mode)!, (l) => l.rps));
       console.log(`  ${mode}: median ${peak.get(mode)!.rps} 2xx/s at ${CONNECTIONS} connections (rounds: ${byMode.get(mode)!.map((l) => l.rps).join(', ')}), statuses ${JSON.stringify(peak.get(mode)!.statuses)}`);
     }
     const fixed = new Map<ServerMode, Load>();
@@ -135,7 +135,6 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
         (mode === 'guarded' ? meteredRuns : unmeteredRuns).push(rps);
       }
     }
-    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
     console.log(`  metering on: ${meteredRuns.join(', ')} 2xx/s; off: ${unmeteredRuns.join(', ')} 2xx/s`);
     const rejected = [...peak.values(), ...fixed.values()].reduce((sum, l) => sum + l.non2xx + l.errors, 0);
     const u = peak.get('unguarded')!;
