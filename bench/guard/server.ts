@@ -8,7 +8,7 @@
 //   unguarded — no guard at all (the baseline);
 //   throttler — @nestjs/throttler's ThrottlerGuard with two named throttlers (burst + sustained)
 //               on @nest-lab/throttler-storage-redis.
-// Env: REDIS_URL, BENCH_PREFIX (Redis key prefix), BENCH_KEY (the API key secret).
+// Env: REDIS_URL, BENCH_PREFIX (Redis key prefix), BENCH_KEY (the API key secret), BENCH_STORE_MAX_BATCH.
 // Prints `READY <port>` once listening; closes the app (and its Redis connections) on SIGTERM.
 import 'reflect-metadata';
 import { Controller, Get, Module, Req, UseFilters, UseGuards, type DynamicModule, type ExecutionContext } from '@nestjs/common';
@@ -29,6 +29,8 @@ if (!['guarded', 'guarded-unmetered', 'unguarded', 'throttler', 'redis-floor'].i
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = process.env.BENCH_PREFIX ?? 'tgbench:guard:';
 const KEY = process.env.BENCH_KEY ?? 'tg_bench';
+// One-off comparisons only (e.g. BENCH_STORE_MAX_BATCH=1: one EVALSHA per request); the suite leaves it unset.
+const MAX_BATCH = process.env.BENCH_STORE_MAX_BATCH === undefined ? undefined : Number(process.env.BENCH_STORE_MAX_BATCH);
 
 // The API's handler, verbatim.
 function echo(request: GuardedRequest) {
@@ -102,7 +104,7 @@ function appModule(): DynamicModule {
     const keys = new Map([[sha256Hex(KEY), record]]);
     return {
       module: BenchModule,
-      imports: [TollgateGuardModule.forRoot({ redis: REDIS_URL, prefix: PREFIX, lookup: async (hash) => keys.get(hash) ?? null, metering: mode === 'guarded' })],
+      imports: [TollgateGuardModule.forRoot({ redis: REDIS_URL, prefix: PREFIX, lookup: async (hash) => keys.get(hash) ?? null, metering: mode === 'guarded', storeMaxBatch: MAX_BATCH })],
       controllers: [GuardedController],
     };
   }

@@ -49,6 +49,11 @@ export interface KeyVerifierOptions {
    * storeTimeoutMs (no extension).
    */
   storeMaxWaitMs?: number;
+  /**
+   * At most this many requests share one EVALSHA, default 32: the requests of one event-loop turn
+   * go to Redis together when the turn ends (RedisStore's `maxBatch`). 1: one EVALSHA per request.
+   */
+  storeMaxBatch?: number;
   /** Consecutive store failures that open the breaker, default 5. */
   breakerFailureThreshold?: number;
   /** How long the breaker stays open before a probe, default 1000 ms. */
@@ -209,7 +214,7 @@ export class KeyVerifier {
       const client: GuardRedisClient = typeof opts.redis === 'string' ? createGuardRedis(opts.redis) : opts.redis;
       this.ownsClient = typeof opts.redis === 'string';
       this.client = client;
-      this.store = new RedisStore(client, { prefix: this.prefix });
+      this.store = new RedisStore(client, { prefix: this.prefix, maxBatch: opts.storeMaxBatch });
     } else {
       throw new TypeError('KeyVerifier needs `redis` (a connection or URL) or a `store`');
     }

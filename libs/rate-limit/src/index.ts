@@ -27,4 +27,5 @@ export { decideLimit, type LimitState } from './decide-limit';
 export { quotaPeriod } from './quota-period';
 export { MemoryStore, type MemoryStoreOptions } from './memory-store';
 export { RedisStore, recordInvalid, recordOutcome, type RedisScriptClient, type RedisStoreOptions } from './redis-store';
+export { ScriptRequestError } from './redis-script-batch';
 export { limitStateKey, limitStateField, identityStateKey, quotaKey, QUOTA_FIELD, meterBucketKey, meterIndexKey } from './redis-key-layout';

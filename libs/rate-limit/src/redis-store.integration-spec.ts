@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidLimitParamsError } from './errors';
 import { identityStateKey, limitStateField, limitStateKey, meterBucketKey, meterIndexKey, QUOTA_FIELD, quotaKey } from './redis-key-layout';
 import { recordInvalid, recordOutcome, RedisStore, type RedisScriptClient } from './redis-store';
+import { ScriptRequestError } from './redis-script-batch';
 import { connectTestRedis, deletePrefix, keysUnder, uniqueRedisPrefix } from './redis-test-client.test-util';
 import type { LimitCheck } from './types';
 import { ALGORITHMS } from './validate-limit-params';
@@ -151,6 +152,49 @@ describe('RedisStore', () => {
     await redis.script('FLUSH');
     await store.check({ limits, nowMs: T0 });
     expect(loads).toBe(2);
+  });
+
+  it('sends the requests of one event-loop turn in one EVALSHA, in slices of maxBatch, decided in order', async () => {
+    const calls: number[] = [];
+    const counting: RedisScriptClient = {
+      evalsha: (...args) => redis.evalsha(...args),
+      evalshaBuffer: (sha, numKeys, ...rest) => {
+        calls.push(rest.length - numKeys);
+        return redis.callBuffer('EVALSHA', sha, numKeys, ...rest);
+      },
+      script: (sub, body) => redis.script(sub, body),
+    };
+    const store = new RedisStore(counting, { prefix: freshPrefix('batch'), testClock: true, maxBatch: 8 });
+    const limits: LimitCheck[] = [{ name: 'f', identity: 'key:b', params: { algorithm: 'fixed_window', limit: 12, windowMs: 60_000 } }];
+    const results = await Promise.all(Array.from({ length: 20 }, () => store.check({ limits, nowMs: T0 })));
+    expect(calls).toEqual([8, 8, 4]);
+    // In call order: the first 12 fit, each seeing the one before it charged.
+    expect(results.map((r) => r.allowed)).toEqual([...Array(12).fill(true), ...Array(8).fill(false)]);
+    expect(results.slice(0, 12).map((r) => r.limits[0].remaining)).toEqual([11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+    // Requests made in later turns go out in their own EVALSHAs.
+    calls.length = 0;
+    await store.check({ limits, nowMs: T0 });
+    await store.check({ limits, nowMs: T0 });
+    expect(calls).toEqual([1, 1]);
+  });
+
+  it('fails only the request whose key is broken, not the others in its batch', async () => {
+    const prefix = freshPrefix('batcherr');
+    const store = new RedisStore(redis, { prefix, testClock: true });
+    const good: LimitCheck[] = [{ name: 'f', identity: 'key:ok', params: { algorithm: 'fixed_window', limit: 5, windowMs: 60_000 } }];
+    const broken: LimitCheck[] = [{ name: 'f', identity: 'key:broken', params: { algorithm: 'fixed_window', limit: 5, windowMs: 60_000 } }];
+    // Not a hash: HMGET on it fails with WRONGTYPE.
+    await redis.set(identityStateKey(prefix, 'key:broken'), 'not a hash');
+    const [a, b, c] = await Promise.allSettled([store.check({ limits: good, nowMs: T0 }), store.check({ limits: broken, nowMs: T0 }), store.check({ limits: good, nowMs: T0 })]);
+    expect(a).toMatchObject({ status: 'fulfilled', value: { allowed: true, limits: [{ remaining: 4 }] } });
+    expect(b.status).toBe('rejected');
+    expect((b as PromiseRejectedResult).reason).toBeInstanceOf(ScriptRequestError);
+    expect(String((b as PromiseRejectedResult).reason)).toMatch(/WRONGTYPE/);
+    expect(c).toMatchObject({ status: 'fulfilled', value: { allowed: true, limits: [{ remaining: 3 }] } });
+  });
+
+  it('refuses a maxBatch outside 1..1000', () => {
+    for (const maxBatch of [0, 1.5, 1001]) expect(() => new RedisStore(redis, { maxBatch })).toThrow(/maxBatch/);
   });
 
   it('keeps a sliding log list to one entry per ms: cost 0 adds nothing, the same ms merges, an emptied log is deleted', async () => {

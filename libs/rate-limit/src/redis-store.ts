@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { InvalidLimitParamsError } from './errors';
 import { ALGORITHM_CODES, identityStateKey, limitStateField, limitStateKey } from './redis-key-layout';
 import { CHECK_SCRIPT } from './redis-check-script';
+import { ScriptBatcher } from './redis-script-batch';
 import { resolveLimitParams } from './resolve-limit-params';
 import type { CheckCode, CheckRequest, CheckResult, LimitCheck, LimitOutcome, MeterOutcome, MeterTarget, QuotaCheck, RateLimitStore } from './types';
 import { validateCost, validateIdentity, validateQuotaCheck } from './validate-limit-params';
@@ -31,9 +32,16 @@ export interface RedisStoreOptions {
    * extra life (default 60 s). Harmless: a state past its TTL decides exactly like no state.
    */
   testTtlPaddingMs?: number;
+  /**
+   * At most this many requests share one EVALSHA (default 32): requests made in the same
+   * event-loop turn are sent together when it ends (redis-script-batch.ts). 1 sends each request
+   * at once in its own EVALSHA.
+   */
+  maxBatch?: number;
 }
 
 const CODES: readonly CheckCode[] = ['VALID', 'RATE_LIMITED', 'QUOTA_EXCEEDED'];
+const NO_KEYS: readonly string[] = [];
 const SCRIPT_SHA = createHash('sha1').update(CHECK_SCRIPT).digest('hex');
 
 /** A LimitCheck's key and spec, cached per store (the key carries the store's prefix). */
@@ -93,13 +101,10 @@ function encodeMeter(prefix: string, member: string): Buffer {
   return tail;
 }
 
-function isNoScript(err: unknown): boolean {
-  return err instanceof Error && err.message.startsWith('NOSCRIPT');
-}
-
 /**
- * Redis-backed store: one EVALSHA per request decides all its limits and its quota atomically on
- * Redis time, charges all or none, and meters the outcome.
+ * Redis-backed store: one EVALSHA decides all of a request's limits and its quota atomically on
+ * Redis time, charges all or none, and meters the outcome. Requests made in the same event-loop
+ * turn share that EVALSHA (ScriptBatcher), each still decided atomically and in order.
  */
 export class RedisStore implements RateLimitStore {
   readonly prefix: string;
@@ -108,8 +113,7 @@ export class RedisStore implements RateLimitStore {
   private readonly compiled = new WeakMap<LimitCheck, CompiledLimit>();
   private readonly quotas = new WeakMap<QuotaCheck, CompiledQuota>();
   private readonly meters = new WeakMap<MeterTarget, CompiledMeter>();
-  /** The SCRIPT LOAD in flight after a NOSCRIPT, shared by every request that hit it. */
-  private loading: Promise<unknown> | undefined;
+  private readonly batcher: ScriptBatcher;
 
   constructor(
     private readonly redis: RedisScriptClient,
@@ -118,6 +122,9 @@ export class RedisStore implements RateLimitStore {
     this.prefix = opts.prefix ?? 'tg:';
     this.testClock = opts.testClock === true;
     this.ttlPadding = this.testClock ? (opts.testTtlPaddingMs ?? 60_000) : 0;
+    const maxBatch = opts.maxBatch ?? 32;
+    if (!Number.isInteger(maxBatch) || maxBatch < 1 || maxBatch > 1000) throw new InvalidLimitParamsError('maxBatch', 'must be an integer 1..1000');
+    this.batcher = new ScriptBatcher(redis, SCRIPT_SHA, CHECK_SCRIPT, maxBatch);
   }
 
   /** SHA1 of the check script, as EVALSHA uses it. */
@@ -130,28 +137,26 @@ export class RedisStore implements RateLimitStore {
     const n = checks.length;
     const quota = req.quota === undefined ? undefined : this.compileQuota(req.quota);
     const meter = req.meter === undefined ? undefined : this.compileMeter(req.meter);
-    // KEYS: each limit's state key (its identity hash, or a sliding log's list), then the quota's
-    // identity hash. ARGV: one binary string (see redis-check-script.ts): a header of doubles,
+    // Keys: each limit's state key (its identity hash, or a sliding log's list), then the quota's
+    // identity hash. Argument: one binary string (see redis-check-script.ts): a header of doubles,
     // each limit's cached spec, then the meter target's cached tail.
-    const numKeys = quota === undefined ? n : n + 1;
-    const args: (string | Buffer)[] = new Array(numKeys + 1);
+    const keys: string[] = new Array(quota === undefined ? n : n + 1);
     const compiled: CompiledLimit[] = new Array(n);
     let size = HEADER_BYTES;
     for (let i = 0; i < n; i++) {
       const c = this.compile(checks[i]);
       compiled[i] = c;
-      args[i] = c.key;
+      keys[i] = c.key;
       size += c.spec.length;
     }
-    if (quota !== undefined) args[n] = quota.key;
+    if (quota !== undefined) keys[n] = quota.key;
     if (meter !== undefined) size += meter.tail.length;
     const blob = Buffer.allocUnsafe(size);
     writeHeader(blob, cost, n, now, this.ttlPadding, quota === undefined ? 0 : quota.limit, quota === undefined ? 0 : quota.resetDay);
     let at = HEADER_BYTES;
     for (let i = 0; i < n; i++) at += compiled[i].spec.copy(blob, at);
     if (meter !== undefined) meter.tail.copy(blob, at);
-    args[numKeys] = blob;
-    const reply = (await this.run(numKeys, args)) as number[];
+    const reply = await this.batcher.run(keys, blob);
 
     const code = CODES[reply[0]];
     const nowMs = reply[1];
@@ -277,7 +282,7 @@ export class RedisStore implements RateLimitStore {
     const blob = Buffer.allocUnsafe(HEADER_BYTES + tail.length);
     writeHeader(blob, count, code, this.clockArg(nowMs), this.ttlPadding, 0, 0);
     tail.copy(blob, HEADER_BYTES);
-    await this.run(0, [blob]);
+    await this.batcher.run(NO_KEYS, blob);
   }
 
   /** Counts one `invalid` outcome: recordOutcome(meter, 'invalid', nowMs). */
@@ -291,34 +296,6 @@ export class RedisStore implements RateLimitStore {
     if (!this.testClock) throw new InvalidLimitParamsError('nowMs', 'is only accepted by a store built with testClock: true');
     if (!Number.isInteger(nowMs) || nowMs < 0) throw new InvalidLimitParamsError('nowMs', 'must be a non-negative integer');
     return nowMs;
-  }
-
-  private async run(numKeys: number, args: (string | Buffer)[]): Promise<unknown> {
-    try {
-      return await this.evalsha(numKeys, args);
-    } catch (err) {
-      // After a restart, failover or SCRIPT FLUSH the server forgets the script: load it and retry once.
-      if (!isNoScript(err)) throw err;
-      await this.loadScript();
-      return this.evalsha(numKeys, args);
-    }
-  }
-
-  private evalsha(numKeys: number, args: (string | Buffer)[]): Promise<unknown> {
-    const redis = this.redis;
-    return redis.evalshaBuffer !== undefined ? redis.evalshaBuffer(SCRIPT_SHA, numKeys, ...args) : redis.evalsha(SCRIPT_SHA, numKeys, ...args);
-  }
-
-  /** One SCRIPT LOAD at a time: every request that hit NOSCRIPT meanwhile waits for the same one. */
-  private loadScript(): Promise<unknown> {
-    if (this.loading === undefined) {
-      const clear = () => {
-        this.loading = undefined;
-      };
-      this.loading = this.redis.script('LOAD', CHECK_SCRIPT);
-      this.loading.then(clear, clear);
-    }
-    return this.loading;
   }
 }
 

@@ -72,6 +72,40 @@ describe('memory store vs Redis store (differential, test clock)', () => {
     );
   }, 120_000);
 
+  // Requests made in one event-loop turn share an EVALSHA (redis-script-batch.ts). Each must
+  // still be decided alone and in order: the whole sequence is sent at once, mixing request shapes
+  // (different identities, limit counts, with and without a quota, a quota alone) and outcome-only calls,
+  // which take no keys, so every request's keys must be found at the right offset in the batch.
+  it('decides a whole sequence sent at once (batched EVALSHAs) exactly as one request at a time', async () => {
+    await fc.assert(
+      fc.asyncProperty(scenarioArb, scenarioArb, fc.integer({ min: 1, max: 40 }), async (first, second, maxBatch) => {
+        const prefix = uniqueRedisPrefix('diffbatch');
+        prefixes.push(prefix);
+        const viaRedis = new RedisStore(redis, { prefix, testClock: true, maxBatch });
+        const inMemory = new MemoryStore();
+        const rename = (limits: LimitCheck[]) => limits.map((l) => ({ ...l, identity: l.identity.replace('1', '2') }));
+        const quotaOnly = { ...second, limits: [], quota: { identity: 'key:k3', limit: 7, period: 'day' as const } };
+        const shapes = [first, { ...second, limits: rename(second.limits), quota: second.quota && { ...second.quota, identity: 'key:k2' } }, quotaOnly];
+        let t = Math.min(first.start, second.start);
+        const requests: CheckRequest[] = [];
+        for (let i = 0; i < Math.max(first.steps.length, second.steps.length); i++) {
+          for (const shape of shapes) {
+            const step = shape.steps[i];
+            if (step === undefined) continue;
+            t += step.gap;
+            requests.push({ limits: shape.limits, cost: step.cost, nowMs: t, ...(shape.quota ? { quota: shape.quota } : {}) });
+          }
+        }
+        const meter = { keyPrefix: 'usage:', member: 'key_batch' };
+        const sent = requests.map((req, i) => (i % 3 === 0 ? [viaRedis.recordOutcome(meter, 'valid', req.nowMs), viaRedis.check(req)] : [viaRedis.check(req)]));
+        const batched = await Promise.all(sent.map((calls) => calls[calls.length - 1]));
+        await Promise.all(sent.flat());
+        for (let i = 0; i < requests.length; i++) expect(batched[i]).toEqual(await inMemory.check(requests[i]));
+      }),
+      { numRuns: 150 },
+    );
+  }, 120_000);
+
   // A clock that steps back, and params that change (tighten or loosen) between requests. Times
   // only go back (or stay) here: the memory store drops an entry once read past its lifetime, while
   // with a test clock Redis keeps it (its TTL runs on real time), so a clock that went forward

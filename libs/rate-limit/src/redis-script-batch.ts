@@ -1,0 +1,136 @@
+import type { RedisScriptClient } from './redis-store';
+
+/** One request's reply from the check script: integers (see redis-check-script.ts). */
+export type ScriptReply = number[];
+
+/** The script's reply for a request it could not decide: {-1, message}. */
+export class ScriptRequestError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ScriptRequestError';
+  }
+}
+
+interface Waiter {
+  resolve(reply: ScriptReply): void;
+  reject(error: unknown): void;
+}
+
+function isNoScript(err: unknown): boolean {
+  return err instanceof Error && err.message.startsWith('NOSCRIPT');
+}
+
+/**
+ * Sends the check script's requests in as few EVALSHAs as the event loop allows: the requests
+ * made in one event-loop turn (say, every HTTP request a busy server parsed in one poll phase)
+ * leave together in one EVALSHA when the turn ends (setImmediate), in slices of at most
+ * `maxBatch`. Redis decides them one after another, in order, each as if it were alone.
+ *
+ * Why: on a busy guard the per-command work dominates what a request costs beyond the HTTP server
+ * itself: ioredis builds, writes and parses a command per request, and Redis parses it, looks the
+ * script up and runs it. A batch pays that once (bench/probes/redis-command-cost.ts measures the
+ * client's side). A request waits at most for the rest of the turn it was made in (for a lone
+ * request, next to nothing), and nothing is timed per request: one setImmediate per batch.
+ *
+ * Every request of a batch is still atomic on its own, and a request that fails in the script
+ * (say a key of the wrong type) fails alone (ScriptRequestError). A batch that fails as a whole
+ * (connection lost, timeout) fails each of its requests, as separate commands would have.
+ */
+export class ScriptBatcher {
+  private keys: string[] = [];
+  private blobs: Buffer[] = [];
+  private waiters: Waiter[] = [];
+  private flushScheduled = false;
+  /** The SCRIPT LOAD in flight after a NOSCRIPT, shared by every batch that hit it. */
+  private loading: Promise<unknown> | undefined;
+
+  constructor(
+    private readonly redis: RedisScriptClient,
+    private readonly sha: string,
+    private readonly script: string,
+    /** At most this many requests per EVALSHA; 1 sends each request at once, on its own. */
+    private readonly maxBatch: number,
+  ) {}
+
+  /** Queues one request (its keys and its argument) and resolves with its reply. */
+  run(keys: readonly string[], blob: Buffer): Promise<ScriptReply> {
+    return new Promise<ScriptReply>((resolve, reject) => {
+      for (let i = 0; i < keys.length; i++) this.keys.push(keys[i]);
+      this.blobs.push(blob);
+      this.waiters.push({ resolve, reject });
+      if (this.waiters.length >= this.maxBatch) {
+        this.flush();
+      } else if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(this.endTurn);
+      }
+    });
+  }
+
+  private readonly endTurn = (): void => {
+    this.flushScheduled = false;
+    this.flush();
+  };
+
+  private flush(): void {
+    if (this.waiters.length === 0) return;
+    const keys = this.keys;
+    const blobs = this.blobs;
+    const waiters = this.waiters;
+    this.keys = [];
+    this.blobs = [];
+    this.waiters = [];
+    this.send(keys, blobs, waiters, false);
+  }
+
+  private send(keys: string[], blobs: Buffer[], waiters: Waiter[], retried: boolean): void {
+    const args: (string | Buffer)[] = keys.length === 0 ? blobs : [...keys, ...blobs];
+    this.evalsha(keys.length, args).then(
+      (replies) => settle(replies as unknown[], waiters),
+      (err: unknown) => {
+        // After a restart, failover or SCRIPT FLUSH the server forgets the script: load it and retry once.
+        if (!retried && isNoScript(err)) {
+          this.loadScript().then(
+            () => this.send(keys, blobs, waiters, true),
+            (loadErr: unknown) => rejectAll(waiters, loadErr),
+          );
+        } else {
+          rejectAll(waiters, err);
+        }
+      },
+    );
+  }
+
+  private evalsha(numKeys: number, args: (string | Buffer)[]): Promise<unknown> {
+    const redis = this.redis;
+    return redis.evalshaBuffer !== undefined ? redis.evalshaBuffer(this.sha, numKeys, ...args) : redis.evalsha(this.sha, numKeys, ...args);
+  }
+
+  /** One SCRIPT LOAD at a time: every batch that hit NOSCRIPT meanwhile waits for the same one. */
+  private loadScript(): Promise<unknown> {
+    if (this.loading === undefined) {
+      const clear = () => {
+        this.loading = undefined;
+      };
+      this.loading = this.redis.script('LOAD', this.script);
+      this.loading.then(clear, clear);
+    }
+    return this.loading;
+  }
+}
+
+function settle(replies: unknown[], waiters: Waiter[]): void {
+  if (!Array.isArray(replies) || replies.length !== waiters.length) {
+    rejectAll(waiters, new ScriptRequestError(`the check script answered ${Array.isArray(replies) ? replies.length : typeof replies} replies for ${waiters.length} requests`));
+    return;
+  }
+  for (let i = 0; i < waiters.length; i++) {
+    const reply = replies[i] as unknown[];
+    if (reply[0] === -1) waiters[i].reject(new ScriptRequestError(String(reply[1])));
+    else waiters[i].resolve(reply as ScriptReply);
+  }
+}
+
+function rejectAll(waiters: Waiter[], err: unknown): void {
+  for (const waiter of waiters) waiter.reject(err);
+}
