@@ -54,6 +54,11 @@ local groups, nh = {false}, 0
 local slKey, slEls, slFetched, slComplete, slEntry
 local outcomes = {'invalid', 'valid', 'rateLimited', 'quotaExceeded'}
 
+-- Usage counts of the whole call, summed per bucket and field and written once at its end, so the
+-- requests of one key in a batch cost one HINCRBY, not one each: meters[bucket] = {prefix, minute,
+-- {field = count}}. Only requests decided without error reach meter().
+local meters = {}
+
 -- Reads the meter target after the limit specs (pos has moved past them by then).
 local function meter(outcome, by)
   by = by or 1
@@ -61,12 +66,14 @@ local function meter(outcome, by)
   local prefix, member = sunpack('<I4c0I4c0', blob, pos)
   local minute = fmt('%d', floor(now / 60000) * 60000)
   local bucket = prefix .. minute
-  -- The first count of a field is the only write that can create the bucket: set TTL and index then.
-  if call('HINCRBY', bucket, member .. '|' .. outcome, by) == by then
-    call('PEXPIRE', bucket, 172800000)
-    call('ZADD', prefix .. 'buckets', minute, minute)
-    call('PEXPIRE', prefix .. 'buckets', 172800000)
+  local m = meters[bucket]
+  if not m then
+    m = {prefix, minute, {}}
+    meters[bucket] = m
   end
+  local fields = m[3]
+  local field = member .. '|' .. outcome
+  fields[field] = (fields[field] or 0) + by
 end
 
 local function join(key, field)
@@ -546,6 +553,16 @@ for r = 1, #ARGV do
   local _, n, _, _, qLimit = sunpack('<ddddd', blob)
   if n > 0 then kb = kb + n end
   if qLimit > 0 and n >= 0 then kb = kb + 1 end
+end
+for bucket, m in pairs(meters) do
+  for field, by in pairs(m[3]) do
+    -- The first count of a field is the only write that can create the bucket: set TTL and index then.
+    if call('HINCRBY', bucket, field, by) == by then
+      call('PEXPIRE', bucket, 172800000)
+      call('ZADD', m[1] .. 'buckets', m[2], m[2])
+      call('PEXPIRE', m[1] .. 'buckets', 172800000)
+    end
+  end
 end
 return replies
 `;

@@ -197,6 +197,34 @@ describe('RedisStore', () => {
     for (const maxBatch of [0, 1.5, 1001]) expect(() => new RedisStore(redis, { maxBatch })).toThrow(/maxBatch/);
   });
 
+  it('sums the usage counts of a batch per bucket and field: nothing lost, nothing doubled, buckets indexed', async () => {
+    const prefix = freshPrefix('batchmeter');
+    const store = new RedisStore(redis, { prefix, testClock: true });
+    const limits: LimitCheck[] = [{ name: 'f', identity: 'key:bm', params: { algorithm: 'fixed_window', limit: 5, windowMs: 60_000 } }];
+    const meterA = { keyPrefix: 'usage:', member: 'key_a' };
+    const meterB = { keyPrefix: 'usage:', member: 'key_b' };
+    const minute = Date.UTC(2026, 5, 15, 9, 30);
+    // One turn: 8 checks of key_a in one minute (5 pass), 3 outcome-only calls of key_b, and 2
+    // checks in the next minute (a new window: both pass).
+    await Promise.all([
+      ...Array.from({ length: 8 }, () => store.check({ limits, meter: meterA, nowMs: minute + 5 })),
+      store.recordOutcome(meterB, 'invalid', minute + 6),
+      store.recordOutcome(meterB, 'invalid', minute + 7, 4),
+      store.recordOutcome(meterB, 'quotaExceeded', minute + 8),
+      store.check({ limits, meter: meterA, nowMs: minute + 60_000 }),
+      store.check({ limits, meter: meterA, nowMs: minute + 60_001 }),
+    ]);
+    expect(await redis.hgetall(meterBucketKey(prefix, 'usage:', minute))).toEqual({
+      'key_a|valid': '5',
+      'key_a|rateLimited': '3',
+      'key_b|invalid': '5',
+      'key_b|quotaExceeded': '1',
+    });
+    expect(await redis.hgetall(meterBucketKey(prefix, 'usage:', minute + 60_000))).toEqual({ 'key_a|valid': '2' });
+    expect(await redis.zrange(meterIndexKey(prefix, 'usage:'), 0, -1)).toEqual([String(minute), String(minute + 60_000)]);
+    expect(await redis.pttl(meterBucketKey(prefix, 'usage:', minute + 60_000))).toBeGreaterThan(172_000_000);
+  });
+
   it('keeps a sliding log list to one entry per ms: cost 0 adds nothing, the same ms merges, an emptied log is deleted', async () => {
     const prefix = freshPrefix('slbound');
     const store = new RedisStore(redis, { prefix, testClock: true });
