@@ -3,7 +3,7 @@ import type Redis from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryStore } from './memory-store';
 import { RedisStore } from './redis-store';
-import { connectTestRedis, deletePrefix, uniqueRedisPrefix } from './redis-test-client.test-util';
+import { connectTestRedis, deletePrefix, keysUnder, uniqueRedisPrefix } from './redis-test-client.test-util';
 import type { CheckRequest, LimitCheck, QuotaCheck } from './types';
 import { ALGORITHMS } from './validate-limit-params';
 
@@ -40,6 +40,22 @@ const scenarioArb = fc.record({
     { minLength: 1, maxLength: 60 },
   ),
 });
+
+/** Every key under a prefix (the prefix stripped): its contents, and its TTL in ms. */
+async function redisState(redis: Redis, prefix: string): Promise<{ contents: Record<string, unknown>; ttls: Record<string, number> }> {
+  const contents: Record<string, unknown> = {};
+  const ttls: Record<string, number> = {};
+  for (const key of await keysUnder(redis, prefix)) {
+    const type = await redis.type(key);
+    const name = key.slice(prefix.length);
+    if (type === 'hash') contents[name] = await redis.hgetallBuffer(key);
+    else if (type === 'list') contents[name] = await redis.lrange(key, 0, -1);
+    else if (type === 'zset') contents[name] = await redis.zrange(key, 0, -1, 'WITHSCORES');
+    else contents[name] = type;
+    ttls[name] = await redis.pttl(key);
+  }
+  return { contents, ttls };
+}
 
 describe('memory store vs Redis store (differential, test clock)', () => {
   let redis: Redis;
@@ -97,10 +113,24 @@ describe('memory store vs Redis store (differential, test clock)', () => {
           }
         }
         const meter = { keyPrefix: 'usage:', member: 'key_batch' };
+        // The same calls one at a time, on a store of their own, for the Redis state they leave.
+        const oneByOnePrefix = uniqueRedisPrefix('diffbatch1');
+        prefixes.push(oneByOnePrefix);
+        const oneByOne = new RedisStore(redis, { prefix: oneByOnePrefix, testClock: true, maxBatch: 1 });
+        for (let i = 0; i < requests.length; i++) {
+          if (i % 3 === 0) await oneByOne.recordOutcome(meter, 'valid', requests[i].nowMs);
+          await oneByOne.check(requests[i]);
+        }
         const sent = requests.map((req, i) => (i % 3 === 0 ? [viaRedis.recordOutcome(meter, 'valid', req.nowMs), viaRedis.check(req)] : [viaRedis.check(req)]));
         const batched = await Promise.all(sent.map((calls) => calls[calls.length - 1]));
         await Promise.all(sent.flat());
         for (let i = 0; i < requests.length; i++) expect(batched[i]).toEqual(await inMemory.check(requests[i]));
+        // Same keys, same contents (limit and quota state, deadlines, sliding logs, usage counts),
+        // same TTLs up to the real time between the two runs.
+        const [a, b] = await Promise.all([redisState(redis, prefix), redisState(redis, oneByOnePrefix)]);
+        expect(a.contents).toEqual(b.contents);
+        expect(Object.keys(a.ttls)).toEqual(Object.keys(b.ttls));
+        for (const [key, ttl] of Object.entries(a.ttls)) expect(Math.abs(ttl - b.ttls[key])).toBeLessThan(5_000);
       }),
       { numRuns: 150 },
     );
