@@ -22,8 +22,7 @@
  * field `<name>:<alg>` per limit (all algorithms but sliding_log), the field `quota`, and the
  * field `x`: the latest instant (store clock, ms) until which any field of the hash still
  * matters. The hash's TTL is pushed out to `x` only when a request moves `x`, so most requests
- * cost one HMGET and one HSET, and no PEXPIRE; within one call, the requests of one identity
- * share them (each hash is read once, kept in the call's cache, and written once at its end). A sliding log is a LIST of its own,
+ * cost one HMGET and one HSET, and no PEXPIRE. A sliding log is a LIST of its own,
  * `<prefix>{<identity>}:<name>:sl`, of decimal strings `[sum, newest, t1, c1, t2, c2, …]`,
  * at most one entry per ms (a request at the newest entry's ms adds its cost to that entry).
  *
@@ -52,12 +51,6 @@ local redisNow = false
 -- The identity hashes of the request being decided (see decide), and its sliding log's list key
 -- and the elements read so far (LRANGE in pages).
 local groups, nh = {false}, 0
--- The identity hashes this call has read, by key: a hot key's requests in one batch cost one
--- HMGET and one HSET in all, not one each. hashes[key] = {{field = value read or written,
--- false: none}, deadline x, x moved, TTL to set (ms), {field = true: changed}}. A request reads
--- a field from here once any request of the call has read it, and commits into here; the changes
--- reach Redis when the call ends (writeHashes), before anything else can see the hash.
-local hashes = {}
 local slKey, slEls, slFetched, slComplete, slEntry
 local outcomes = {'invalid', 'valid', 'rateLimited', 'quotaExceeded'}
 
@@ -143,7 +136,7 @@ local function decide()
   -- group, the index of its field in the group, then (after deciding) the new state and its TTL.
   -- A group is one identity hash, read with one HMGET (usually one in all: each redis.call costs
   -- more server CPU than all the arithmetic around it), as an array (no hash part, no hashing):
-  -- [1] key [2] field count m [3] field values [4] deadline x [5] x moved [6] changed fields and values
+  -- [1] key [2] field count m [3] HMGET values [4] deadline x [5] x moved [6] HSET args
   -- [7] their count [8] fields to delete [9 .. 8+m] fields.
   -- Tables are built by constructors sized for two limits: Lua 5.1 grows a table by rehashing it.
   local L = {false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false}
@@ -158,45 +151,12 @@ local function decide()
   if qLimit > 0 then qGroup, qIndex = join(KEYS[kb + n + 1], 'quota') end
   for h = 1, nh do
     local g = groups[h]
-    local key, m = g[1], g[2]
-    local c = hashes[key]
-    local vals
-    if c == nil then
-      g[9 + m] = 'x'
-      vals = call('HMGET', key, unpack(g, 9, 9 + m))
-      local x = vals[m + 1]
-      if x then g[4] = sunpack('<d', x) end
-      c = {{}, g[4], false, 0, false}
-      hashes[key] = c
-      local cv = c[1]
-      for j = 1, m do cv[g[8 + j]] = vals[j] end
-    else
-      -- An earlier request of this call read (and maybe wrote) this hash: its fields come from
-      -- the cache, and only the fields no request read yet from Redis.
-      local cv = c[1]
-      vals = {false, false, false}
-      local missing
-      for j = 1, m do
-        local v = cv[g[8 + j]]
-        if v == nil then
-          if not missing then missing = {} end
-          missing[#missing + 1] = j
-        else
-          vals[j] = v
-        end
-      end
-      if missing then
-        local fields = {}
-        for k = 1, #missing do fields[k] = g[8 + missing[k]] end
-        local got = call('HMGET', key, unpack(fields))
-        for k = 1, #missing do
-          vals[missing[k]] = got[k]
-          cv[fields[k]] = got[k]
-        end
-      end
-      g[4] = c[2]
-    end
+    local m = g[2]
+    g[9 + m] = 'x'
+    local vals = call('HMGET', g[1], unpack(g, 9, 9 + m))
     g[3] = vals
+    local x = vals[m + 1]
+    if x then g[4] = sunpack('<d', x) end
   end
 
   local qOut = 0
@@ -547,30 +507,18 @@ local function decide()
       end
     end
     if qState then put(qGroup, qIndex, qState, qTtl) end
-    -- Into the call's cache of the hash; written to Redis once, when the call ends (writeHashes).
     for h = 1, nh do
       local g = groups[h]
-      local c = hashes[g[1]]
-      local cv, s, ns, d = c[1], g[6], g[7], g[8]
-      if ns > 0 or d then
-        local dirty = c[5]
-        if not dirty then dirty = {}; c[5] = dirty end
-        for k = 1, ns, 2 do
-          cv[s[k]] = s[k + 1]
-          dirty[s[k]] = true
-        end
-        if d then
-          for k = 1, #d do
-            cv[d[k]] = false
-            dirty[d[k]] = true
-          end
-        end
-      end
+      local key, s, ns = g[1], g[6], g[7]
       if g[5] then
-        c[2] = g[4]
-        c[3] = true
-        c[4] = g[4] - now + pad
+        if not s then s = {false, false} end
+        s[ns + 1] = 'x'; s[ns + 2] = spack('<d', g[4])
+        ns = ns + 2
       end
+      if ns > 0 then call('HSET', key, unpack(s, 1, ns)) end
+      if g[8] then call('HDEL', key, unpack(g[8])) end
+      -- %d: Redis would print a large number as 1e+17, not an integer.
+      if g[5] then call('PEXPIRE', key, fmt('%d', g[4] - now + pad)) end
     end
     meter('valid')
   else
@@ -586,37 +534,6 @@ local function decide()
   end
   for k = outLen + 1, #out do out[k] = nil end
   return out
-end
-
--- Writes each identity hash the call changed: its changed fields in one HSET (and their
--- removals in one HDEL), and, when a request moved its deadline x, x and the TTL to x.
-local function writeHashes()
-  for key, c in pairs(hashes) do
-    local dirty, moved = c[5], c[3]
-    if dirty or moved then
-      local cv, sets, ns, dels = c[1], {}, 0, false
-      if dirty then
-        for field in pairs(dirty) do
-          local v = cv[field]
-          if v then
-            sets[ns + 1] = field; sets[ns + 2] = v
-            ns = ns + 2
-          else
-            if not dels then dels = {} end
-            dels[#dels + 1] = field
-          end
-        end
-      end
-      if moved then
-        sets[ns + 1] = 'x'; sets[ns + 2] = spack('<d', c[2])
-        ns = ns + 2
-      end
-      if ns > 0 then call('HSET', key, unpack(sets, 1, ns)) end
-      if dels then call('HDEL', key, unpack(dels)) end
-      -- %d: Redis would print a large number as 1e+17, not an integer.
-      if moved then call('PEXPIRE', key, fmt('%d', c[4])) end
-    end
-  end
 end
 
 -- Each ARGV is one request; its keys follow the previous requests' keys. A request that fails
@@ -637,7 +554,6 @@ for r = 1, #ARGV do
   if n > 0 then kb = kb + n end
   if qLimit > 0 and n >= 0 then kb = kb + 1 end
 end
-writeHashes()
 for bucket, m in pairs(meters) do
   for field, by in pairs(m[3]) do
     -- The first count of a field is the only write that can create the bucket: set TTL and index then.
