@@ -53,23 +53,34 @@ local redisNow = false
 local groups, nh = {false}, 0
 local slKey, slEls, slFetched, slComplete, slEntry
 local outcomes = {'invalid', 'valid', 'rateLimited', 'quotaExceeded'}
+-- The quota period last computed: its day, reset day, start and end (the calendar arithmetic
+-- below runs once per call, not per request, when the requests share a day and a reset day).
+local periodDay, periodReset, periodStart, periodEnd = false, false, 0, 0
 
 -- Usage counts of the whole call, summed per bucket and field and written once at its end, so the
 -- requests of one key in a batch cost one HINCRBY, not one each: meters[bucket] = {prefix, minute,
 -- {field = count}}. Only requests decided without error reach meter().
 local meters = {}
+-- The bucket the previous request counted into: its prefix, its minute, its meters entry. The
+-- requests of a call share Redis TIME, so they usually share it too (no string.format, no key).
+local lastPrefix, lastMinute, lastBucket = false, false, false
 
 -- Reads the meter target after the limit specs (pos has moved past them by then).
 local function meter(outcome, by)
   by = by or 1
   if pos > #blob then return end
   local prefix, member = sunpack('<I4c0I4c0', blob, pos)
-  local minute = fmt('%d', floor(now / 60000) * 60000)
-  local bucket = prefix .. minute
-  local m = meters[bucket]
-  if not m then
-    m = {prefix, minute, {}}
-    meters[bucket] = m
+  local minuteMs = floor(now / 60000) * 60000
+  local m = lastBucket
+  if prefix ~= lastPrefix or minuteMs ~= lastMinute then
+    local minute = fmt('%d', minuteMs)
+    local bucket = prefix .. minute
+    m = meters[bucket]
+    if not m then
+      m = {prefix, minute, {}}
+      meters[bucket] = m
+    end
+    lastPrefix, lastMinute, lastBucket = prefix, minuteMs, m
   end
   local fields = m[3]
   local field = member .. '|' .. outcome
@@ -410,7 +421,9 @@ local function decide()
     local resetDay = qReset
     local day = floor(now / 86400000)
     local startMs, endMs
-    if qReset == 0 then
+    if day == periodDay and qReset == periodReset then
+      startMs, endMs = periodStart, periodEnd
+    elseif qReset == 0 then
       startMs = day * 86400000
       endMs = startMs + 86400000
     else
@@ -446,6 +459,7 @@ local function decide()
       startMs = ends[1]
       endMs = ends[3]
     end
+    periodDay, periodReset, periodStart, periodEnd = day, qReset, startMs, endMs
     local used = 0
     local raw = qGroup[3][qIndex]
     if raw then
