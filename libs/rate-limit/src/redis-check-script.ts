@@ -126,10 +126,8 @@ local function put(g, j, st, ttl)
   end
 end
 
--- Decides the request in blob (one ARGV) and returns its reply.
-local function decide()
-  local cost, n, qLimit, qReset
-  cost, n, now, pad, qLimit, qReset, pos = sunpack('<dddddd', blob)
+-- Decides the request in blob (one ARGV), whose header the caller has read, and returns its reply.
+local function decide(cost, n, qLimit, qReset)
   if now < 0 then
     if not redisNow then
       local t = call('TIME')
@@ -556,7 +554,9 @@ end
 local replies = {}
 for r = 1, #ARGV do
   blob = ARGV[r]
-  local ok, reply = pcall(decide)
+  local cost, n, qLimit, qReset
+  cost, n, now, pad, qLimit, qReset, pos = sunpack('<dddddd', blob)
+  local ok, reply = pcall(decide, cost, n, qLimit, qReset)
   if ok then
     replies[r] = reply
   else
@@ -564,7 +564,6 @@ for r = 1, #ARGV do
     replies[r] = {-1, tostring(reply)}
   end
   -- The header's limit count and quota limit say how many keys the request took.
-  local _, n, _, _, qLimit = sunpack('<ddddd', blob)
   if n > 0 then kb = kb + n end
   if qLimit > 0 and n >= 0 then kb = kb + 1 end
 end
