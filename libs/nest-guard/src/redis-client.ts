@@ -28,8 +28,9 @@ export interface GuardRedisClient extends RedisScriptClient {
  *
  * Before the store batched its checks (RedisStore's maxBatch), each request's EVALSHA was its own
  * `write` syscall, and each woke an idle Redis (and Redis' answer woke Node again): in CPU profiles
- * of the guard bench those writes were the largest single cost of a guarded request. Now it keeps
- * the turn's other commands (a second slice of a big batch, recordOutcome calls, pings) together. Here the first command of a turn is written as usual
+ * of the guard bench those writes were the largest single cost of a guarded request. The store now
+ * sends a turn's checks as one EVALSHA; this keeps the turn's other commands (a second slice of a
+ * big batch, recordOutcome calls, pings) together. The first command of a turn is written as usual
  * (so Redis starts on it while Node parses the turn's other requests), then the socket is corked
  * and one setImmediate per turn (not per command) uncorks it, so the turn's later commands go out
  * in one writev and Redis answers them in one write. Nothing waits past the current turn; the

@@ -116,7 +116,7 @@ export class RedisStore implements RateLimitStore {
   private readonly batcher: ScriptBatcher;
 
   constructor(
-    private readonly redis: RedisScriptClient,
+    redis: RedisScriptClient,
     opts: RedisStoreOptions = {},
   ) {
     this.prefix = opts.prefix ?? 'tg:';
