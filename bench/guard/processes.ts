@@ -10,11 +10,12 @@ import { TEST_DATABASE_ADMIN_URL, databaseUrl } from '../../test/support/test-en
 
 export const ROOT = path.resolve(__dirname, '../..');
 
-export type ServerMode = 'guarded' | 'guarded-unmetered' | 'unguarded' | 'throttler' | 'redis-floor';
+export type ServerMode = 'guarded' | 'guarded-unmetered' | 'crossover' | 'unguarded' | 'throttler' | 'redis-floor';
 
 export interface BenchServer {
   mode: ServerMode;
   url: string;
+  pid: number | undefined;
   /** CPU seconds the server process has used so far (Linux /proc; null elsewhere). */
   cpuSeconds(): number | null;
   /** The last of what the server printed (warnings such as the guard's breaker opening). */
@@ -73,7 +74,7 @@ export function startServer(mode: ServerMode, env: Record<string, string>, timeo
       if (match) {
         ready = true;
         clearTimeout(timer);
-        resolve({ mode, url: `http://127.0.0.1:${match[1]}`, cpuSeconds: () => processCpuSeconds(child.pid), output: () => output, stop: () => stopChild(child) });
+        resolve({ mode, url: `http://127.0.0.1:${match[1]}`, pid: child.pid, cpuSeconds: () => processCpuSeconds(child.pid), output: () => output, stop: () => stopChild(child) });
       }
     };
     child.stdout?.on('data', onData);

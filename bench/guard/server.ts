@@ -5,14 +5,19 @@
 //   guarded-unmetered — the same with usage metering off (to price metering);
 //   redis-floor — a guard that only awaits one Redis PING (auto-pipelined): the floor any
 //               Redis-backed guard stands on, on this machine;
+//   crossover — one process, three routes: /v1/demo/echo guarded (metering on),
+//               /v1/demo/echo-unmetered guarded by a second verifier with metering off, and
+//               /v1/demo/echo-unguarded with no guard (the bench's crossovers compare routes of two
+//               such processes, so that what each process is worth cancels out);
 //   unguarded — no guard at all (the baseline);
 //   throttler — @nestjs/throttler's ThrottlerGuard with two named throttlers (burst + sustained)
 //               on @nest-lab/throttler-storage-redis.
-// Env: REDIS_URL, BENCH_PREFIX (Redis key prefix), BENCH_KEY (the API key secret), BENCH_STORE_MAX_BATCH.
+// Env: REDIS_URL, BENCH_PREFIX (Redis key prefix), BENCH_KEY (the API key secret), BENCH_STORE_MAX_BATCH,
+// BENCH_AB_EXTRA_US (see below).
 // Prints `READY <port>` once listening; closes the app (and its Redis connections) on SIGTERM.
 import 'reflect-metadata';
-import { Controller, Get, Module, Req, UseFilters, UseGuards, type DynamicModule, type ExecutionContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { Controller, Get, Inject, Injectable, Module, Req, UseFilters, UseGuards, type DynamicModule, type ExecutionContext } from '@nestjs/common';
+import { NestFactory, Reflector } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
@@ -20,12 +25,12 @@ import Redis from 'ioredis';
 import { createHash } from 'node:crypto';
 // The built package (dist, compiled by tsc with decorator metadata), as any app would import it:
 // tsx/esbuild does not emit decorator metadata, which Nest's constructor injection needs.
-import { GuardRejectionFilter, TollgateGuard, TollgateGuardModule, sha256Hex, type GuardedRequest, type KeyRecord } from '@tollgate/nest-guard';
+import { GuardRejectionFilter, KeyVerifier, TollgateGuard, TollgateGuardModule, sha256Hex, type GuardedRequest, type KeyRecord } from '@tollgate/nest-guard';
 import { BENCH_LIMITS, BENCH_QUOTA } from './limits';
 
-type Mode = 'guarded' | 'guarded-unmetered' | 'unguarded' | 'throttler' | 'redis-floor';
+type Mode = 'guarded' | 'guarded-unmetered' | 'crossover' | 'unguarded' | 'throttler' | 'redis-floor';
 const mode = process.argv[2] as Mode;
-if (!['guarded', 'guarded-unmetered', 'unguarded', 'throttler', 'redis-floor'].includes(mode)) throw new Error(`unknown mode ${process.argv[2]}`);
+if (!['guarded', 'guarded-unmetered', 'crossover', 'unguarded', 'throttler', 'redis-floor'].includes(mode)) throw new Error(`unknown mode ${process.argv[2]}`);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = process.env.BENCH_PREFIX ?? 'tgbench:guard:';
 const KEY = process.env.BENCH_KEY ?? 'tg_bench';
@@ -53,6 +58,46 @@ class GuardedController {
   @Get('echo')
   @UseGuards(TollgateGuard)
   echo(@Req() request: GuardedRequest) {
+    return echo(request);
+  }
+}
+
+const UNMETERED_VERIFIER = Symbol('UNMETERED_VERIFIER');
+// Checking the method, not the guard: BENCH_AB_EXTRA_US=5 makes the unmetered route of
+// `crossover` spend 5 µs more per request, a known cost the metering crossover must then read.
+const EXTRA_US = Number(process.env.BENCH_AB_EXTRA_US ?? 0);
+
+function spin(us: number): void {
+  const end = process.hrtime.bigint() + BigInt(Math.round(us * 1000));
+  while (process.hrtime.bigint() < end);
+}
+
+/** TollgateGuard on the second verifier of `crossover` (metering off); nothing else differs. */
+@Injectable()
+class UnmeteredTollgateGuard extends TollgateGuard {
+  constructor(@Inject(UNMETERED_VERIFIER) verifier: KeyVerifier, @Inject(Reflector) reflector: Reflector) {
+    super(verifier, reflector);
+  }
+}
+
+@Controller('v1/demo')
+@UseFilters(GuardRejectionFilter)
+class CrossoverController {
+  @Get('echo')
+  @UseGuards(TollgateGuard)
+  echo(@Req() request: GuardedRequest) {
+    return echo(request);
+  }
+
+  @Get('echo-unmetered')
+  @UseGuards(UnmeteredTollgateGuard)
+  echoUnmetered(@Req() request: GuardedRequest) {
+    if (EXTRA_US > 0) spin(EXTRA_US);
+    return echo(request);
+  }
+
+  @Get('echo-unguarded')
+  echoUnguarded(@Req() request: GuardedRequest) {
     return echo(request);
   }
 }
@@ -90,7 +135,7 @@ function appModule(): DynamicModule {
   class BenchModule {}
   if (mode === 'unguarded') return { module: BenchModule, controllers: [UnguardedController] };
   if (mode === 'redis-floor') return { module: BenchModule, controllers: [RedisFloorController] };
-  if (mode === 'guarded' || mode === 'guarded-unmetered') {
+  if (mode === 'guarded' || mode === 'guarded-unmetered' || mode === 'crossover') {
     const record: KeyRecord = {
       id: 'key_bench',
       ownerId: null,
@@ -102,9 +147,28 @@ function appModule(): DynamicModule {
       failMode: 'closed',
     };
     const keys = new Map([[sha256Hex(KEY), record]]);
+    const lookup = async (hash: string) => keys.get(hash) ?? null;
+    if (mode === 'crossover') {
+      return {
+        module: BenchModule,
+        imports: [TollgateGuardModule.forRoot({ redis: REDIS_URL, prefix: PREFIX, lookup, storeMaxBatch: MAX_BATCH })],
+        providers: [
+          {
+            provide: UNMETERED_VERIFIER,
+            useFactory: async () => {
+              const verifier = new KeyVerifier({ redis: REDIS_URL, prefix: PREFIX, lookup, metering: false, storeMaxBatch: MAX_BATCH });
+              await verifier.start();
+              return verifier;
+            },
+          },
+          UnmeteredTollgateGuard,
+        ],
+        controllers: [CrossoverController],
+      };
+    }
     return {
       module: BenchModule,
-      imports: [TollgateGuardModule.forRoot({ redis: REDIS_URL, prefix: PREFIX, lookup: async (hash) => keys.get(hash) ?? null, metering: mode === 'guarded', storeMaxBatch: MAX_BATCH })],
+      imports: [TollgateGuardModule.forRoot({ redis: REDIS_URL, prefix: PREFIX, lookup, metering: mode === 'guarded', storeMaxBatch: MAX_BATCH })],
       controllers: [GuardedController],
     };
   }

@@ -8,16 +8,22 @@
 // run to run; the ratios, measured back to back in the same run, are the figures to compare.
 import autocannon from 'autocannon';
 import { randomBytes } from 'node:crypto';
+import { cpus } from 'node:os';
 import { issueSecret, ROOT_KEY_PREFIX } from '../../apps/api/src/keys/key-secret';
 import { deleteRedisPrefix, startApiProcesses } from '../../test/support/api-process';
 import { http } from '../../test/support/http';
 import { buildApi, createBenchDatabase, startServer, type BenchServer, type ServerMode } from '../guard/processes';
+import { pinProcess, sideBySide } from '../guard/side-by-side';
 import { median, medianBy } from '../stats';
 
 export const name = 'guard';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const CONNECTIONS = 64;
+/** The routes of a `crossover` server (bench/guard/server.ts). */
+const METERED_PATH = '/v1/demo/echo';
+const UNMETERED_PATH = '/v1/demo/echo-unmetered';
+const UNGUARDED_PATH = '/v1/demo/echo-unguarded';
 const OFFERED_RATE = 2000;
 
 interface Load {
@@ -34,12 +40,12 @@ interface Load {
   statuses: Record<string, number>;
 }
 
-async function load(url: string, key: string, seconds: number, overallRate?: number): Promise<Load> {
+async function load(url: string, key: string, seconds: number, overallRate?: number, path = '/v1/demo/echo'): Promise<Load> {
   const statuses: Record<string, number> = {};
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
       {
-        url: `${url}/v1/demo/echo`,
+        url: `${url}${path}`,
         headers: { authorization: `Bearer ${key}` },
         connections: CONNECTIONS,
         duration: seconds,
@@ -69,6 +75,7 @@ function percentile(values: number[], p: number): number {
 }
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
+const round3 = (n: number) => Math.round(n * 1000) / 1000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Guarded vs unguarded vs @nestjs/throttler, each server in its own process. */
@@ -80,13 +87,20 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
   const env = { REDIS_URL, BENCH_PREFIX: prefix, BENCH_KEY: key };
   const modes: ServerMode[] = ['unguarded', 'redis-floor', 'guarded', 'guarded-unmetered', 'throttler'];
   const servers = new Map<ServerMode, BenchServer>();
+  // Two processes of `crossover`, for the crossovers only (below), not the peak rounds.
+  const abServers: BenchServer[] = [];
   try {
-    const started = await Promise.allSettled(modes.map((mode) => startServer(mode, env)));
-    for (const s of started) if (s.status === 'fulfilled') servers.set(s.value.mode, s.value);
+    const started = await Promise.allSettled([...modes, 'crossover' as const, 'crossover' as const].map((mode) => startServer(mode, env)));
+    for (const s of started) {
+      if (s.status !== 'fulfilled') continue;
+      if (s.value.mode === 'crossover') abServers.push(s.value);
+      else servers.set(s.value.mode, s.value);
+    }
     const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw failed.reason;
 
     for (const mode of modes) await load(servers.get(mode)!.url, key, warmup); // JIT, connections, key cache
+    for (const server of abServers) for (const path of [METERED_PATH, UNMETERED_PATH, UNGUARDED_PATH]) await load(server.url, key, warmup, undefined, path);
     // Peak rates: this machine's speed drifts by 2x within minutes, so one long run per mode in
     // sequence compares modes measured at different speeds. Instead every round runs each mode
     // once (order rotated per round) and each mode's figure is its median round.
@@ -121,22 +135,79 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
       fixed.set(mode, await load(servers.get(mode)!.url, key, seconds, OFFERED_RATE));
       console.log(`  ${mode}: p50 ${fixed.get(mode)!.p50Ms} ms, p99 ${fixed.get(mode)!.p99Ms} ms at ${OFFERED_RATE} req/s offered, statuses ${JSON.stringify(fixed.get(mode)!.statuses)}`);
     }
-    // Metering costs a few percent at most, less than the drift between two 5 s runs on a shared
-    // machine: alternate metered and unmetered runs and compare the medians.
+    // Metering on and off, in sequence: the peak rounds plus alternating pairs, 9 (quick) or 13
+    // (full) runs per side; their medians' ratio was this figure's first estimate, kept beside it.
     const meteredRuns: number[] = byMode.get('guarded')!.map((l) => l.rps);
     const unmeteredRuns: number[] = byMode.get('guarded-unmetered')!.map((l) => l.rps);
-    // The peak rounds plus more alternating pairs: the median of 9 (quick) or 13 (full) per side.
-    // (Metering adds ~1-1.5 µs of script time per EVALSHA in INFO commandstats.)
-    const pairSeconds = roundSeconds;
     for (let i = 0; i < (quick ? 4 : 6); i++) {
       const order: ServerMode[] = i % 2 === 0 ? ['guarded', 'guarded-unmetered'] : ['guarded-unmetered', 'guarded'];
       for (const mode of order) {
-        const rps = (await load(servers.get(mode)!.url, key, pairSeconds)).rps;
+        const rps = (await load(servers.get(mode)!.url, key, roundSeconds)).rps;
         (mode === 'guarded' ? meteredRuns : unmeteredRuns).push(rps);
       }
     }
     console.log(`  metering on: ${meteredRuns.join(', ')} 2xx/s; off: ${unmeteredRuns.join(', ')} 2xx/s`);
-    const rejected = [...peak.values(), ...fixed.values()].reduce((sum, l) => sum + l.non2xx + l.errors, 0);
+
+    // Crossovers. Metering costs a few percent at most (bench/probes/script-instructions.sh: 5 k
+    // of the script's 112 k instructions per decision for the bench's one key). Runs in sequence
+    // cannot show that here: adjacent runs of one server differ by up to ±20 % (the machine's speed
+    // drifts within seconds), and two processes of the same server can differ steadily, by 8 % in
+    // CPU per request in a one-off side-by-side trial of two identical guarded servers (a process
+    // tends to stay on its vCPU, and this machine's two vCPUs at times differ in speed by up to 2x:
+    // bench/engine-pure-loop.ts pinned to each). Hence a crossover: two `crossover` processes (the
+    // same app with the guarded, unmetered and unguarded routes), pinned together to one vCPU,
+    // loaded at the same time by two load generators on the other vCPU, half the connections each,
+    // in two halves: P1 on route A with P2 on route B, then P1 on B with P2 on A. Running together
+    // cancels the drift; the geometric mean of the two halves' A ÷ B ratios cancels what each
+    // process is worth: sqrt((a1/b2) · (a2/b1)). Metering: A metered, B unmetered. The guard: A
+    // guarded, B unguarded (what the guard costs the API process: Redis works on the other vCPU,
+    // so its share is not in it). The control: A and B both metered, what the method reads for no
+    // change.
+    const crossovers = quick ? 4 : 6;
+    const halfSeconds = quick ? 5 : 8;
+    const [p1, p2] = abServers;
+    const allCpus = `0-${cpus().length - 1}`;
+    const pinned = cpus().length >= 2 && abServers.every((server) => pinProcess(server.pid, '0'));
+    if (!pinned) console.warn('  crossovers unpinned (taskset failed or one vCPU)');
+    let crossoverNotOk = 0;
+    const half = async (path1: string, path2: string) => {
+      const run = await sideBySide(`${p1.url}${path1}`, `${p2.url}${path2}`, key, CONNECTIONS / 2, halfSeconds, pinned ? '1' : undefined);
+      crossoverNotOk += run.notOk;
+      return run;
+    };
+    const crossover = async (routeA: string, routeB: string, flip: boolean) => {
+      // One half a1 vs b2, the other a2 vs b1; which half comes first alternates.
+      const first = flip ? await half(routeB, routeA) : await half(routeA, routeB);
+      const second = flip ? await half(routeA, routeB) : await half(routeB, routeA);
+      const [x, y] = flip ? [second, first] : [first, second];
+      return { a1: x.aRps, b2: x.bRps, b1: y.aRps, a2: y.bRps, ratio: round3(Math.sqrt((x.aRps / x.bRps) * (y.bRps / y.aRps))), p1OverP2: round3(Math.sqrt((x.aRps / y.bRps) * (y.aRps / x.bRps))) };
+    };
+    type Crossover = Awaited<ReturnType<typeof crossover>>;
+    const meteringCrossovers: Crossover[] = [];
+    const guardCrossovers: Crossover[] = [];
+    const controlCrossovers: Crossover[] = [];
+    try {
+      // Unmeasured: every route of both processes warm, side by side.
+      await crossover(METERED_PATH, UNMETERED_PATH, false);
+      await crossover(METERED_PATH, UNGUARDED_PATH, false);
+      for (let i = 0; i < crossovers; i++) {
+        meteringCrossovers.push(await crossover(METERED_PATH, UNMETERED_PATH, i % 2 === 1));
+        guardCrossovers.push(await crossover(METERED_PATH, UNGUARDED_PATH, i % 2 === 1));
+        controlCrossovers.push(await crossover(METERED_PATH, METERED_PATH, i % 2 === 1));
+      }
+    } finally {
+      if (pinned) for (const server of abServers) pinProcess(server.pid, allCpus);
+    }
+    const meteringRatios = meteringCrossovers.map((c) => c.ratio);
+    const guardRatios = guardCrossovers.map((c) => c.ratio);
+    const controlRatios = controlCrossovers.map((c) => c.ratio);
+    console.log(
+      `  crossovers: metering on ÷ off ${meteringRatios.join(', ')}; guarded ÷ unguarded ${guardRatios.join(', ')}; control ${controlRatios.join(', ')}; process P1 ÷ P2 ${meteringCrossovers.map((c) => c.p1OverP2).join(', ')}`,
+    );
+
+    const rejected =
+      [...peak.values(), ...fixed.values()].reduce((sum, l) => sum + l.non2xx + l.errors, 0) +
+      crossoverNotOk;
     const u = peak.get('unguarded')!;
     const g = peak.get('guarded')!;
     const t = peak.get('throttler')!;
@@ -144,8 +215,23 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
     return {
       guardOverheadRatio: round2(g.rps / u.rps),
       serverCpuUsPerRequest,
-      // Metering rides in the same Lua call as the limits: this prices the extra HINCRBY/ZADD.
-      meteringOnOffRatio: round2(median(meteredRuns) / median(unmeteredRuns)),
+      // What metering costs the API process: the median crossover (see above), and the control's;
+      // each crossover's rates, and what the first process was worth against the second (1: alike).
+      // Its cost inside Redis (the extra HINCRBY/ZADD work of the script) is the probe's to show.
+      meteringOnOffRatio: round2(median(meteringRatios)),
+      meteringOnOffRatioRuns: meteringRatios,
+      meteringControlRatio: round2(median(controlRatios)),
+      meteringControlRatioRuns: controlRatios,
+      meteringCrossovers,
+      // The guard's cost to the API process alone (Redis excluded), by the same crossovers.
+      guardOverheadCrossoverRatio: round2(median(guardRatios)),
+      guardOverheadCrossoverRatioRuns: guardRatios,
+      guardCrossovers,
+      controlCrossovers,
+      crossoverHalfSeconds: halfSeconds,
+      crossoverPinned: pinned,
+      // The earlier estimate: median 2xx/s metered ÷ median unmetered, runs in sequence.
+      meteringOnOffSequentialRatio: round2(median(meteredRuns) / median(unmeteredRuns)),
       // The same handler behind a guard that only awaits one Redis PING: what any Redis-backed
       // guard can reach on this machine, and how close ours gets to it.
       redisFloorRps: peak.get('redis-floor')!.rps,
@@ -182,7 +268,7 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
       serverLogTail: rejected > 0 ? Object.fromEntries(modes.map((mode) => [mode, servers.get(mode)!.output().trim().split('\n').slice(-20)])) : undefined,
     };
   } finally {
-    await Promise.all([...servers.values()].map((s) => s.stop()));
+    await Promise.all([...servers.values(), ...abServers].map((s) => s.stop()));
     await deleteRedisPrefix(prefix, REDIS_URL);
   }
 }
