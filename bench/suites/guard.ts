@@ -150,19 +150,19 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
 
     // Crossovers. Metering costs a few percent at most (bench/probes/script-instructions.sh: 5 k
     // of the script's 112 k instructions per decision for the bench's one key). Runs in sequence
-    // cannot show that here: adjacent runs of one server differ by up to ±20 % (the machine's speed
-    // drifts within seconds), and two processes of the same server can differ steadily, by 8 % in
-    // CPU per request in a one-off side-by-side trial of two identical guarded servers (a process
-    // tends to stay on its vCPU, and this machine's two vCPUs at times differ in speed by up to 2x:
-    // bench/engine-pure-loop.ts pinned to each). Hence a crossover: two `crossover` processes (the
-    // same app with the guarded, unmetered and unguarded routes), pinned together to one vCPU,
-    // loaded at the same time by two load generators on the other vCPU, half the connections each,
-    // in two halves: P1 on route A with P2 on route B, then P1 on B with P2 on A. Running together
-    // cancels the drift; the geometric mean of the two halves' A ÷ B ratios cancels what each
-    // process is worth: sqrt((a1/b2) · (a2/b1)). Metering: A metered, B unmetered. The guard: A
-    // guarded, B unguarded (what the guard costs the API process: Redis works on the other vCPU,
-    // so its share is not in it). The control: A and B both metered, what the method reads for no
-    // change.
+    // cannot show that here: runs of one server a round apart differ by tens of percent (the
+    // machine's speed drifts within seconds), and two processes of the same server can differ
+    // steadily, by 8 % in CPU per request in a one-off side-by-side trial of two identical guarded
+    // servers (a process tends to stay on its vCPU, and this machine's two vCPUs at times differ in
+    // speed by up to 2x: bench/engine-pure-loop.ts pinned to each). Hence a crossover: two
+    // `crossover` processes (the same app with the guarded, unmetered and unguarded routes), pinned
+    // together to one vCPU, loaded at the same time by two load generators on the other vCPU, half
+    // the connections each, in two halves: P1 on route A with P2 on route B, then P1 on B with P2
+    // on A. Running together cancels the drift; the geometric mean of the two halves' A ÷ B ratios
+    // cancels what each process is worth: sqrt((a1/b2) · (a2/b1)). Metering: A metered, B
+    // unmetered. The guard: A guarded, B unguarded (what the guard costs the API process: Redis
+    // works on the other vCPU, so its share is not in it). The control: A and B both metered, what
+    // the method reads for no change.
     const crossovers = quick ? 4 : 6;
     const halfSeconds = quick ? 5 : 8;
     const [p1, p2] = abServers;
