@@ -5,10 +5,11 @@
 //   guarded-unmetered — the same with usage metering off (to price metering);
 //   redis-floor — a guard that only awaits one Redis PING (auto-pipelined): the floor any
 //               Redis-backed guard stands on, on this machine;
-//   crossover — one process, three routes: /v1/demo/echo guarded (metering on),
-//               /v1/demo/echo-unmetered guarded by a second verifier with metering off, and
-//               /v1/demo/echo-unguarded with no guard (the bench's crossovers compare routes of two
-//               such processes, so that what each process is worth cancels out);
+//   crossover — one process, four routes: /v1/demo/echo guarded (metering on),
+//               /v1/demo/echo-unmetered guarded by a second verifier with metering off,
+//               /v1/demo/echo-unguarded with no guard, and /v1/demo/echo-throttled behind the
+//               throttler (the bench's crossovers compare routes of two such processes, so that
+//               what each process is worth cancels out);
 //   unguarded — no guard at all (the baseline);
 //   throttler — @nestjs/throttler's ThrottlerGuard with two named throttlers (burst + sustained)
 //               on @nest-lab/throttler-storage-redis.
@@ -100,6 +101,12 @@ class CrossoverController {
   echoUnguarded(@Req() request: GuardedRequest) {
     return echo(request);
   }
+
+  @Get('echo-throttled')
+  @UseGuards(ThrottlerGuard)
+  echoThrottled(@Req() request: GuardedRequest) {
+    return echo(request);
+  }
 }
 
 /** Costs exactly one Redis round trip per request, and nothing else. */
@@ -151,7 +158,7 @@ function appModule(): DynamicModule {
     if (mode === 'crossover') {
       return {
         module: BenchModule,
-        imports: [TollgateGuardModule.forRoot({ redis: REDIS_URL, prefix: PREFIX, lookup, storeMaxBatch: MAX_BATCH })],
+        imports: [TollgateGuardModule.forRoot({ redis: REDIS_URL, prefix: PREFIX, lookup, storeMaxBatch: MAX_BATCH }), throttlerModule()],
         providers: [
           {
             provide: UNMETERED_VERIFIER,
@@ -172,24 +179,23 @@ function appModule(): DynamicModule {
       controllers: [GuardedController],
     };
   }
+  return { module: BenchModule, imports: [throttlerModule()], controllers: [ThrottledController] };
+}
+
+/** @nestjs/throttler with the bench's burst and sustained limits as two named throttlers, on Redis. */
+function throttlerModule(): DynamicModule {
   const [burst, sustained] = BENCH_LIMITS;
-  return {
-    module: BenchModule,
-    imports: [
-      ThrottlerModule.forRoot({
-        throttlers: [
-          { name: burst.name, ttl: burst.windowMs, limit: burst.burst ?? burst.limit },
-          { name: sustained.name, ttl: sustained.windowMs, limit: sustained.limit },
-        ],
-        storage: new ThrottlerStorageRedisService(REDIS_URL),
-        // The default key (sha256 of class-handler-name-tracker), under our prefix so the bench can
-        // delete what it wrote.
-        generateKey: (context: ExecutionContext, tracker: string, name: string) =>
-          `${PREFIX}${createHash('sha256').update(`${context.getClass().name}-${context.getHandler().name}-${name}-${tracker}`).digest('hex')}`,
-      }),
+  return ThrottlerModule.forRoot({
+    throttlers: [
+      { name: burst.name, ttl: burst.windowMs, limit: burst.burst ?? burst.limit },
+      { name: sustained.name, ttl: sustained.windowMs, limit: sustained.limit },
     ],
-    controllers: [ThrottledController],
-  };
+    storage: new ThrottlerStorageRedisService(REDIS_URL),
+    // The default key (sha256 of class-handler-name-tracker), under our prefix so the bench can
+    // delete what it wrote.
+    generateKey: (context: ExecutionContext, tracker: string, name: string) =>
+      `${PREFIX}${createHash('sha256').update(`${context.getClass().name}-${context.getHandler().name}-${name}-${tracker}`).digest('hex')}`,
+  });
 }
 
 async function main(): Promise<void> {

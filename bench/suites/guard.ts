@@ -24,6 +24,7 @@ const CONNECTIONS = 64;
 const METERED_PATH = '/v1/demo/echo';
 const UNMETERED_PATH = '/v1/demo/echo-unmetered';
 const UNGUARDED_PATH = '/v1/demo/echo-unguarded';
+const THROTTLED_PATH = '/v1/demo/echo-throttled';
 const OFFERED_RATE = 2000;
 
 interface Load {
@@ -100,7 +101,7 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
     if (failed) throw failed.reason;
 
     for (const mode of modes) await load(servers.get(mode)!.url, key, warmup); // JIT, connections, key cache
-    for (const server of abServers) for (const path of [METERED_PATH, UNMETERED_PATH, UNGUARDED_PATH]) await load(server.url, key, warmup, undefined, path);
+    for (const server of abServers) for (const path of [METERED_PATH, UNMETERED_PATH, UNGUARDED_PATH, THROTTLED_PATH]) await load(server.url, key, warmup, undefined, path);
     // Peak rates: this machine's speed drifts by 2x within minutes, so one long run per mode in
     // sequence compares modes measured at different speeds. Instead every round runs each mode
     // once (order rotated per round) and each mode's figure is its median round.
@@ -161,8 +162,9 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
     // on A. Running together cancels the drift; the geometric mean of the two halves' A ÷ B ratios
     // cancels what each process is worth: sqrt((a1/b2) · (a2/b1)). Metering: A metered, B
     // unmetered. The guard: A guarded, B unguarded (what the guard costs the API process: Redis
-    // works on the other vCPU, so its share is not in it). The control: A and B both metered, what
-    // the method reads for no change.
+    // works on the other vCPU, so its share is not in it). The throttler: A guarded, B throttled
+    // (its two EVALs per request are Redis work too, also left out). The control: A and B both
+    // metered, what the method reads for no change.
     const crossovers = quick ? 4 : 6;
     const halfSeconds = quick ? 5 : 8;
     const [p1, p2] = abServers;
@@ -185,14 +187,17 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
     type Crossover = Awaited<ReturnType<typeof crossover>>;
     const meteringCrossovers: Crossover[] = [];
     const guardCrossovers: Crossover[] = [];
+    const throttlerCrossovers: Crossover[] = [];
     const controlCrossovers: Crossover[] = [];
     try {
       // Unmeasured: every route of both processes warm, side by side.
       await crossover(METERED_PATH, UNMETERED_PATH, false);
       await crossover(METERED_PATH, UNGUARDED_PATH, false);
+      await crossover(METERED_PATH, THROTTLED_PATH, false);
       for (let i = 0; i < crossovers; i++) {
         meteringCrossovers.push(await crossover(METERED_PATH, UNMETERED_PATH, i % 2 === 1));
         guardCrossovers.push(await crossover(METERED_PATH, UNGUARDED_PATH, i % 2 === 1));
+        throttlerCrossovers.push(await crossover(METERED_PATH, THROTTLED_PATH, i % 2 === 1));
         controlCrossovers.push(await crossover(METERED_PATH, METERED_PATH, i % 2 === 1));
       }
     } finally {
@@ -200,9 +205,10 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
     }
     const meteringRatios = meteringCrossovers.map((c) => c.ratio);
     const guardRatios = guardCrossovers.map((c) => c.ratio);
+    const throttlerRatios = throttlerCrossovers.map((c) => c.ratio);
     const controlRatios = controlCrossovers.map((c) => c.ratio);
     console.log(
-      `  crossovers: metering on ÷ off ${meteringRatios.join(', ')}; guarded ÷ unguarded ${guardRatios.join(', ')}; control ${controlRatios.join(', ')}; process P1 ÷ P2 ${meteringCrossovers.map((c) => c.p1OverP2).join(', ')}`,
+      `  crossovers: metering on ÷ off ${meteringRatios.join(', ')}; guarded ÷ unguarded ${guardRatios.join(', ')}; guarded ÷ throttler ${throttlerRatios.join(', ')}; control ${controlRatios.join(', ')}; process P1 ÷ P2 ${meteringCrossovers.map((c) => c.p1OverP2).join(', ')}`,
     );
 
     const rejected =
@@ -227,6 +233,11 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
       guardOverheadCrossoverRatio: round2(median(guardRatios)),
       guardOverheadCrossoverRatioRuns: guardRatios,
       guardCrossovers,
+      // Ours over the throttler for the API process alone (Redis excluded: that favours the
+      // throttler, which sends two EVALs per request), by the same crossovers.
+      vsNestThrottlerCrossoverRatio: round2(median(throttlerRatios)),
+      vsNestThrottlerCrossoverRatioRuns: throttlerRatios,
+      throttlerCrossovers,
       controlCrossovers,
       crossoverHalfSeconds: halfSeconds,
       crossoverPinned: pinned,
