@@ -7,6 +7,8 @@ import { TEST_DATABASE_ADMIN_URL, databaseUrl } from '../support/test-env';
 import { Client } from 'pg';
 
 const ROOT = path.resolve(__dirname, '../..');
+/** How long npm start may take to build and start everything (the test itself times out at 240 s). */
+const START_DEADLINE_MS = 200_000;
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -68,6 +70,11 @@ describe('npm start on a database that does not exist yet', () => {
         if (child!.exitCode !== null) {
           clearInterval(timer);
           reject(new Error(`npm start exited (${child!.exitCode}):\n${output}`));
+        }
+        // Before the test's own timeout, so that a hang shows where npm start got to.
+        if (Date.now() - started > START_DEADLINE_MS) {
+          clearInterval(timer);
+          reject(new Error(`npm start printed no "Tollgate is running." within ${START_DEADLINE_MS / 1000} s; its output so far:\n${output.slice(-4000)}`));
         }
       }, 200);
     });
