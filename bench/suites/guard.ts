@@ -281,6 +281,8 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
   } finally {
     await Promise.all([...servers.values(), ...abServers].map((s) => s.stop()));
     await deleteRedisPrefix(prefix, REDIS_URL);
+    // The throttler's storage wraps each key in a hash tag: `{<key>:<throttler>}:hits`.
+    await deleteRedisPrefix(`{${prefix}`, REDIS_URL);
   }
 }
 
