@@ -40,4 +40,5 @@ for _ in 1 2; do
     run $variant
   done
 done
-redis-cli --scan --pattern "tgprobe:cpu:$$:*" | xargs -r redis-cli del > /dev/null
+# The throttler mode's keys are hash-tagged: '{<key>:<throttler>}:hits'.
+for pattern in "tgprobe:cpu:$$:*" "{tgprobe:cpu:$$:*"; do redis-cli --scan --pattern "$pattern" | xargs -r redis-cli del > /dev/null; done
