@@ -6,6 +6,7 @@ import path from 'node:path';
 import { EnvError, parseEnv } from '../apps/api/src/config/env';
 import { PreflightError, preflight } from '../apps/api/src/infra/preflight';
 import { describeSeed, seed } from '../prisma/seed';
+import { exited } from './child-exit';
 import { MigrateError, ensureDatabase, migrate } from './migrate';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -18,10 +19,6 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv, label: str
   child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(chunk.toString().split('\n').map(prefix).join('')));
   children.push(child);
   return child;
-}
-
-function finished(child: ChildProcess): Promise<number> {
-  return new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
 }
 
 async function waitFor(url: string, timeoutMs: number): Promise<boolean> {
@@ -58,14 +55,14 @@ async function main(): Promise<void> {
   const buildApi = run(nx, ['run', '@tollgate/api:build', '--outputStyle=stream'], childEnv, 'build');
   const buildDashboard = run(nx, ['run', '@tollgate/dashboard:build', '--outputStyle=stream'], { ...childEnv, API_URL: env.API_URL }, 'build');
 
-  if ((await finished(buildApi)) !== 0) throw new Error('building the API failed (see above)');
+  if ((await exited(buildApi)) !== 0) throw new Error('building the API failed (see above)');
   const api = run(process.execPath, ['apps/api/dist/main.js'], childEnv, 'api');
   api.on('exit', (code) => {
     console.error(`The API exited (${code}).`);
     stopAll(code || 1);
   });
 
-  if ((await finished(buildDashboard)) !== 0) throw new Error('building the dashboard failed (see above)');
+  if ((await exited(buildDashboard)) !== 0) throw new Error('building the dashboard failed (see above)');
   const next = path.join(ROOT, 'node_modules/.bin/next');
   const dashboard = run(next, ['start', 'apps/dashboard', '-p', String(env.DASHBOARD_PORT)], { ...childEnv, API_URL: env.API_URL }, 'dashboard');
   dashboard.on('exit', (code) => {
