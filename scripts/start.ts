@@ -51,18 +51,17 @@ async function main(): Promise<void> {
   const seeded = await seed(env.DATABASE_URL);
 
   console.log('Building (cached when nothing changed)...');
+  // One Nx run for both: two at once would each build (or restore from cache) the libraries they
+  // share, rewriting libs/*/dist while the other's output is already running.
   const nx = path.join(ROOT, 'node_modules/.bin/nx');
-  const buildApi = run(nx, ['run', '@tollgate/api:build', '--outputStyle=stream'], childEnv, 'build');
-  const buildDashboard = run(nx, ['run', '@tollgate/dashboard:build', '--outputStyle=stream'], { ...childEnv, API_URL: env.API_URL }, 'build');
+  const build = run(nx, ['run-many', '-t', 'build', '-p', '@tollgate/api', '@tollgate/dashboard', '--outputStyle=stream'], { ...childEnv, API_URL: env.API_URL }, 'build');
+  if ((await exited(build)) !== 0) throw new Error('the build failed (see above)');
 
-  if ((await exited(buildApi)) !== 0) throw new Error('building the API failed (see above)');
   const api = run(process.execPath, ['apps/api/dist/main.js'], childEnv, 'api');
   api.on('exit', (code) => {
     console.error(`The API exited (${code}).`);
     stopAll(code || 1);
   });
-
-  if ((await exited(buildDashboard)) !== 0) throw new Error('building the dashboard failed (see above)');
   const next = path.join(ROOT, 'node_modules/.bin/next');
   const dashboard = run(next, ['start', 'apps/dashboard', '-p', String(env.DASHBOARD_PORT)], { ...childEnv, API_URL: env.API_URL }, 'dashboard');
   dashboard.on('exit', (code) => {
