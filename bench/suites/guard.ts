@@ -156,21 +156,26 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
     // steadily, by 8 % in CPU per request in a one-off side-by-side trial of two identical guarded
     // servers (a process tends to stay on its vCPU, and this machine's two vCPUs at times differ in
     // speed by up to 2x: bench/engine-pure-loop.ts pinned to each). Hence a crossover: two
-    // `crossover` processes (the same app with the guarded, unmetered and unguarded routes), pinned
-    // together to one vCPU, loaded at the same time by two load generators on the other vCPU, half
-    // the connections each, in two halves: P1 on route A with P2 on route B, then P1 on B with P2
-    // on A. Running together cancels the drift; the geometric mean of the two halves' A ÷ B ratios
-    // cancels what each process is worth: sqrt((a1/b2) · (a2/b1)). Metering: A metered, B
-    // unmetered. The guard: A guarded, B unguarded (what the guard costs the API process: Redis
-    // works on the other vCPU, so its share is not in it). The throttler: A guarded, B throttled
-    // (its two EVALs per request are Redis work too, also left out). The control: A and B both
-    // metered, what the method reads for no change.
+    // `crossover` processes (one app serving four routes: metered, unmetered, unguarded and
+    // throttled), pinned together to one vCPU, loaded at the same time by two load generators on
+    // the other vCPU, half the connections each, in two halves: P1 on route A with P2 on route B,
+    // then P1 on B with P2 on A. Running together cancels the drift; the geometric mean of the two
+    // halves' A ÷ B ratios cancels what each process is worth: sqrt((a1/b2) · (a2/b1)). Metering:
+    // A metered, B unmetered. The guard: A guarded, B unguarded (what the guard costs the API
+    // process: Redis works on the other vCPU, so its share is not in it). The throttler: A
+    // guarded, B throttled (its two EVALs per request are Redis work too, also left out). The
+    // control: A and B both metered, what the method reads for no change.
     const crossovers = quick ? 4 : 6;
     const halfSeconds = quick ? 5 : 8;
     const [p1, p2] = abServers;
     const allCpus = `0-${cpus().length - 1}`;
-    const pinned = cpus().length >= 2 && abServers.every((server) => pinProcess(server.pid, '0'));
-    if (!pinned) console.warn('  crossovers unpinned (taskset failed or one vCPU)');
+    // Pin both or neither (a process pinned alone would only skew the comparison).
+    const pinnedEach = cpus().length >= 2 ? abServers.map((server) => pinProcess(server.pid, '0')) : [];
+    const pinned = pinnedEach.length === abServers.length && pinnedEach.every(Boolean);
+    if (!pinned) {
+      for (let i = 0; i < pinnedEach.length; i++) if (pinnedEach[i]) pinProcess(abServers[i].pid, allCpus);
+      console.warn('  crossovers unpinned (taskset failed or one vCPU)');
+    }
     let crossoverNotOk = 0;
     const half = async (path1: string, path2: string) => {
       const run = await sideBySide(`${p1.url}${path1}`, `${p2.url}${path2}`, key, CONNECTIONS / 2, halfSeconds, pinned ? '1' : undefined);
@@ -276,7 +281,10 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
       peak: Object.fromEntries(peak),
       atOfferedRate: Object.fromEntries(fixed),
       // What the servers printed (e.g. the guard's circuit breaker opening), when any answer failed.
-      serverLogTail: rejected > 0 ? Object.fromEntries(modes.map((mode) => [mode, servers.get(mode)!.output().trim().split('\n').slice(-20)])) : undefined,
+      serverLogTail:
+        rejected > 0
+          ? Object.fromEntries([...[...servers].map(([mode, server]) => [mode, server] as const), ...abServers.map((server, i) => [`crossover ${i + 1}`, server] as const)].map(([label, server]) => [label, server.output().trim().split('\n').slice(-20)]))
+          : undefined,
     };
   } finally {
     await Promise.all([...servers.values(), ...abServers].map((s) => s.stop()));
