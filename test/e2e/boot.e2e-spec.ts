@@ -64,7 +64,7 @@ describe('npm run db:migrate', () => {
     const { rows } = await client.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
     await client.end();
     expect(rows.map((row) => row.tablename)).toEqual([
-      'AdminSession', 'AdminUser', 'ApiKey', 'ApiKeyActivity', 'AuditLog', 'Plan', 'PlanLimit', 'RootKey', 'UsageFlush', 'UsageRollup', 'Webhook', 'WebhookDelivery', '_prisma_migrations',
+      'AdminSession', 'AdminUser', 'ApiKey', 'ApiKeyActivity', 'AuditLog', 'Plan', 'PlanLimit', 'RootKey', 'UsageFlush', 'UsageRollup', 'UsageRollup_day', 'UsageRollup_hour', 'UsageRollup_minute', 'Webhook', 'WebhookDelivery', '_prisma_migrations',
     ]);
     const second = run();
     expect(second.status).toBe(0);
@@ -95,6 +95,43 @@ describe('npm run db:migrate', () => {
       expect(columns.rowCount).toBe(0);
       const options = await client.query<{ reloptions: string[] }>(`SELECT reloptions FROM pg_class WHERE relname = 'ApiKeyActivity'`);
       expect(options.rows[0].reloptions).toEqual(['fillfactor=80']);
+    } finally {
+      await client.end();
+    }
+  }, 60_000);
+  it('usage_rollup_partitions moves every rollup row into its granularity\'s partition: none is lost', async () => {
+    const db = await createEmptyDatabase();
+    databases.push(db);
+    const migrations = readdirSync(path.join(ROOT, 'prisma/migrations')).filter((name) => /^\d+_/.test(name)).sort();
+    const target = migrations.findIndex((name) => name.endsWith('_usage_rollup_partitions'));
+    expect(target).toBeGreaterThan(0);
+    const apply = (client: Client, name: string) => client.query(readFileSync(path.join(ROOT, 'prisma/migrations', name, 'migration.sql'), 'utf8'));
+    const client = new Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      for (const name of migrations.slice(0, target)) await apply(client, name);
+      const columns = `"keyId", "ownerId", "planId", granularity::text, "bucketStart", valid::int, "rateLimited"::int, "quotaExceeded"::int, invalid::int`;
+      await client.query(
+        `INSERT INTO "UsageRollup" ("keyId", "ownerId", "planId", granularity, "bucketStart", valid, "rateLimited", "quotaExceeded", invalid)
+         SELECT 'key_' || k, 'owner_' || (k % 3), CASE WHEN k % 2 = 0 THEN 'plan_a' END, g::"Granularity", timestamp '2026-11-30 00:00' + k * interval '1 minute', k, k % 5, k % 7, k % 2
+         FROM generate_series(1, 300) AS k, unnest(ARRAY['minute', 'hour', 'day']) AS g`,
+      );
+      const before = (await client.query(`SELECT ${columns} FROM "UsageRollup" ORDER BY 1, 4, 5`)).rows;
+      expect(before).toHaveLength(900);
+      await apply(client, migrations[target]);
+      expect((await client.query(`SELECT ${columns} FROM "UsageRollup" ORDER BY 1, 4, 5`)).rows).toEqual(before);
+      // Each row sits in its own granularity's partition; hour and day leave room for HOT updates.
+      const parts = await client.query<{ part: string; granularity: string; rows: number; reloptions: string[] | null }>(
+        `SELECT c.relname AS part, min(r.granularity::text) AS granularity, count(*)::int AS rows, c.reloptions
+         FROM "UsageRollup" r JOIN pg_class c ON c.oid = r.tableoid GROUP BY c.relname, c.reloptions ORDER BY 1`,
+      );
+      expect(parts.rows).toEqual([
+        { part: 'UsageRollup_day', granularity: 'day', rows: 300, reloptions: ['fillfactor=70'] },
+        { part: 'UsageRollup_hour', granularity: 'hour', rows: 300, reloptions: ['fillfactor=70'] },
+        { part: 'UsageRollup_minute', granularity: 'minute', rows: 300, reloptions: null },
+      ]);
+      const leftover = await client.query(`SELECT 1 FROM pg_class WHERE relname LIKE 'UsageRollup_unpartitioned%'`);
+      expect(leftover.rowCount).toBe(0);
     } finally {
       await client.end();
     }

@@ -389,8 +389,11 @@ const ON_CONFLICT_ADD = Prisma.sql`
       "planId" = EXCLUDED."planId",
       "updatedAt" = now()`;
 
-/** A plain INSERT of minute rows met an existing row (see flushTransaction). */
+/**
+ * A plain INSERT of minute rows met an existing row (see flushTransaction). UsageRollup is
+ * partitioned by granularity, so Postgres names the partition's primary key ("UsageRollup_minute_pkey").
+ */
 function isRollupKeyConflict(error: unknown): boolean {
   const cause = (error as { meta?: { driverAdapterError?: { cause?: { originalCode?: string; constraint?: { index?: string } } } } })?.meta?.driverAdapterError?.cause;
-  return cause?.originalCode === '23505' && cause.constraint?.index === 'UsageRollup_pkey';
+  return cause?.originalCode === '23505' && /^UsageRollup(_minute|_hour|_day)?_pkey$/.test(cause.constraint?.index ?? '');
 }
