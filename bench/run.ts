@@ -1,8 +1,10 @@
 // Runs the benchmark suites in bench/suites: `npm run bench [-- --quick] [-- --only <suite>]`.
 // Each suite's figures go to bench/results/<suite>.json; its top-level scalar figures are merged
-// into bench/results/summary.json, keeping every other suite's figures there.
+// into bench/results/summary.json, keeping every other suite's figures there. Each suite's result
+// also records how fast the machine's CPUs were just before it ran (bench/machine-gauge.ts).
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { gaugeMachine } from './machine-gauge';
 
 export interface SuiteOptions {
   quick: boolean;
@@ -73,17 +75,18 @@ async function main(): Promise<void> {
   if (suites.length === 0) throw new Error(`no suite named ${only}`);
   mkdirSync(RESULTS_DIR, { recursive: true });
   for (const suite of suites) {
+    const machine = gaugeMachine();
     const startedAt = new Date().toISOString();
     const began = Date.now();
-    console.log(`running ${suite.name}${quick ? ' (quick)' : ''}...`);
+    console.log(`running ${suite.name}${quick ? ' (quick)' : ''}... (machine: store loop ${machine.storeLoopOpsPerSecByCpu.map((ops) => `${(ops / 1e6).toFixed(1)} M/s`).join(', ')}${machine.pinned ? ' per CPU' : ', unpinned'})`);
     const figures = await suite.run({ quick });
     const durationMs = Date.now() - began;
-    writeFileSync(path.join(RESULTS_DIR, `${suite.name}.json`), `${JSON.stringify({ suite: suite.name, quick, startedAt, durationMs, node: process.version, figures }, null, 2)}\n`);
+    writeFileSync(path.join(RESULTS_DIR, `${suite.name}.json`), `${JSON.stringify({ suite: suite.name, quick, startedAt, durationMs, node: process.version, machine, figures }, null, 2)}\n`);
     // Read-modify-write right before writing, so figures other suites wrote meanwhile survive.
     const scalars = scalarFigures(figures);
     const summary = readSummary();
     const runs = (summary.runs ?? {}) as Record<string, unknown>;
-    runs[suite.name] = { startedAt, quick, durationMs };
+    runs[suite.name] = { startedAt, quick, durationMs, machineStoreLoopOpsPerSecByCpu: machine.storeLoopOpsPerSecByCpu };
     writeFileSync(SUMMARY_FILE, `${JSON.stringify({ ...summary, ...scalars, runs }, null, 2)}\n`);
     printTable(suite.name, scalars);
   }
