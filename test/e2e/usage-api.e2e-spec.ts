@@ -146,6 +146,22 @@ describe('/v1/usage', () => {
     expect(stream.status).toBe(400);
   });
 
+  it('answers the default range at every granularity: the 24 h before now in minutes touch 1441 buckets', async () => {
+    for (const granularity of ['minute', 'hour', 'day']) {
+      const res = await h.call('GET', `/v1/usage?keyId=${keyA}&granularity=${granularity}`);
+      expect(res.status, granularity).toBe(200);
+      expect(res.body.series.length, granularity).toBeGreaterThanOrEqual({ minute: 1440, hour: 24, day: 1 }[granularity]!);
+      expect(res.body.series.length, granularity).toBeLessThanOrEqual({ minute: 1441, hour: 25, day: 2 }[granularity]!);
+    }
+    // Exactly the longest range, unaligned: answered; a millisecond longer: refused.
+    const to = Date.now();
+    const longest = await h.call('GET', `/v1/usage?granularity=hour&from=${new Date(to - 60 * 86_400_000).toISOString()}&to=${new Date(to).toISOString()}`);
+    expect(longest.status).toBe(200);
+    const longer = await h.call('GET', `/v1/usage?granularity=hour&from=${new Date(to - 60 * 86_400_000 - 1).toISOString()}&to=${new Date(to).toISOString()}`);
+    expect(longer.status).toBe(400);
+    expect(longer.body.errors[0].path).toBe('query.granularity');
+  });
+
   it('top: keys by total, with names, the live minute included', async () => {
     const res = await h.call('GET', '/v1/usage/top?limit=2');
     expect(res.status).toBe(200);

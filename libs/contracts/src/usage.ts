@@ -11,8 +11,10 @@ export type UsageGranularity = (typeof USAGE_GRANULARITIES)[number];
 export const USAGE_STEP_MS: Readonly<Record<UsageGranularity, number>> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
 
 /**
- * The most buckets one answer may hold, per granularity: minute -> 1 day, hour -> 60 days,
- * day -> 731 days (2 years). A larger range is a 400, never a slow answer.
+ * The longest range one answer may cover, in buckets of its granularity: minute -> 1 day, hour ->
+ * 60 days, day -> 731 days (2 years). A longer range is a 400, never a slow answer. A range of
+ * exactly that length that does not start on a bucket edge touches one bucket more (the default
+ * 24 h before now in minutes: 1441), and is answered.
  */
 export const USAGE_MAX_POINTS: Readonly<Record<UsageGranularity, number>> = { minute: 1440, hour: 1440, day: 731 };
 

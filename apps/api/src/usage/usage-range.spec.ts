@@ -25,10 +25,15 @@ describe('resolveRange', () => {
     expect(range.points).toBe(25);
   });
 
-  it('refuses more buckets than the granularity allows, naming the field', () => {
+  it('refuses a range longer than the granularity allows, naming the field', () => {
     const from = new Date(NOW - 2 * 86_400_000);
     expect(fieldsOf(() => resolveRange({ from, granularity: 'minute' }, NOW))).toEqual(['query.granularity']);
-    expect(resolveRange({ from: new Date(NOW - 86_400_000 + 60_000), granularity: 'minute' }, NOW).points).toBeLessThanOrEqual(1440);
+    expect(fieldsOf(() => resolveRange({ from: new Date(NOW - 86_400_000 - 1), granularity: 'minute' }, NOW))).toEqual(['query.granularity']);
+    // The default range, 24 h before a `to` that is not on a minute edge, touches 1441 minutes.
+    expect(resolveRange({ granularity: 'minute' }, NOW).points).toBe(1441);
+    expect(resolveRange({ from: new Date(NOW - 86_400_000 + 60_000), granularity: 'minute' }, NOW).points).toBe(1440);
+    expect(resolveRange({ from: new Date(NOW - 60 * 86_400_000), granularity: 'hour' }, NOW).points).toBe(1441);
+    expect(fieldsOf(() => resolveRange({ from: new Date(NOW - 60 * 86_400_000 - 1), granularity: 'hour' }, NOW))).toEqual(['query.granularity']);
     expect(fieldsOf(() => resolveRange({ from: new Date(Date.UTC(2020, 0, 1)) }, NOW))).toEqual(['query.from']);
     expect(fieldsOf(() => resolveRange({ to: new Date(NOW - 100 * 86_400_000 * 365) }, NOW))).toEqual([]);
   });

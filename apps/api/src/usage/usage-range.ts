@@ -41,6 +41,7 @@ export interface ResolvedRange {
 /** How a route turns a range into buckets when no granularity is asked, and how many it accepts. */
 export interface RangeRules {
   pick(fromMs: number, toMs: number, nowMs: number, retention: UsageRetention): UsageGranularity;
+  /** The longest range accepted, in buckets of the granularity (see USAGE_MAX_POINTS). */
   maxPoints: Readonly<Record<UsageGranularity, number>>;
 }
 
@@ -89,11 +90,14 @@ export function resolveRange(
   const endMs = floorTo(toMs - 1, granularity) + step;
   const points = (endMs - startMs) / step;
   const max = rules.maxPoints[granularity];
-  if (points > max) {
+  // The range's length is capped, not the buckets it touches: 24 h that do not start on a minute
+  // touch 1441 minute buckets, and the default range (the 24 h before now) must be answerable.
+  if (toMs - fromMs > max * step) {
     const path = query.granularity ? 'query.granularity' : 'query.from';
+    const length = `${+((toMs - fromMs) / step).toFixed(2)} ${granularity}s`;
     throw ApiError.validation(
-      [{ path, message: `the range spans ${points} ${granularity} buckets; at most ${max} (${SPAN_OF_MAX[granularity]}) per request` }],
-      `Range too large for granularity ${granularity}: ${points} buckets, at most ${max}.`,
+      [{ path, message: `the range is ${length} long; at most ${max} ${granularity}s (${SPAN_OF_MAX[granularity]}) per request at this granularity` }],
+      `Range too large for granularity ${granularity}: ${length}, at most ${max} (${SPAN_OF_MAX[granularity]}).`,
     );
   }
   return { granularity, fromMs, toMs, startMs, endMs, points };
