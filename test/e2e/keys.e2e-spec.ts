@@ -75,7 +75,9 @@ describe('/v1/keys', () => {
 
     expect((await h.call('GET', '/v1/keys?limit=0')).body.errors[0].path).toBe('query.limit');
     expect((await h.call('GET', '/v1/keys?limit=101')).status).toBe(400);
-    expect((await h.call('GET', '/v1/keys?cursor=garbage')).body.errors[0].path).toBe('query.cursor');
+    const badCursor = await h.call('GET', '/v1/keys?cursor=garbage');
+    expect(badCursor.body.errors[0].path).toBe('query.cursor');
+    expect(badCursor.body.detail).toBe('Invalid request: query.cursor is not a cursor this API returned');
     expect((await h.call('GET', '/v1/keys?color=red')).status).toBe(400);
   });
 

@@ -12,8 +12,9 @@ export class ApiError extends Error {
     super(detail);
   }
 
-  static validation(errors: FieldError[], detail = 'The request is invalid.'): ApiError {
-    return new ApiError(400, 'VALIDATION_FAILED', detail, errors);
+  /** A 400 naming each field; the detail, unless given, names them too (as the validation pipe's does). */
+  static validation(errors: FieldError[], detail?: string): ApiError {
+    return new ApiError(400, 'VALIDATION_FAILED', detail ?? `Invalid request: ${errors.map((error) => `${error.path} ${error.message}`).join('; ')}`, errors);
   }
 
   static notFound(what: string): ApiError {
