@@ -12,7 +12,7 @@ import { UsageFlusher, type UsageFlusherOptions } from '../../apps/api/src/usage
 import { UsageRepository } from '../../apps/api/src/usage/usage.repository';
 import { UsageStore } from '../../apps/api/src/usage/usage-store';
 import { startAdminHarness, type AdminHarness } from '../support/admin';
-import { uniqueRedisPrefix } from '../support/redis';
+import { deleteRedisPrefix, uniqueRedisPrefix } from '../support/redis';
 import { TEST_REDIS_URL } from '../support/test-env';
 import { waitFor } from '../support/wait-for';
 
@@ -240,6 +240,7 @@ describe('usage flusher', () => {
     });
     afterAll(async () => {
       await Promise.all(instances.map((created) => created.close()));
+      await deleteRedisPrefix(prefix);
     });
 
     it('a crash after the commit but before the Redis release does not double count on the retry', async () => {

@@ -6,6 +6,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { uniqueRedisPrefix } from './redis';
+
+export { deleteRedisPrefix } from './redis';
 import { TEST_REDIS_URL } from './test-env';
 
 export const API_MAIN = path.resolve(__dirname, '../../apps/api/dist/main.js');
@@ -164,24 +166,4 @@ export async function startApiProcesses(options: ApiProcessOptions): Promise<Api
   }
   const processes = started.map(({ process }) => process);
   return { processes, urls: processes.map((p) => p.url), redisPrefix, stop };
-}
-
-/** Deletes every Redis key under `prefix` (what the processes left: limit state, usage buckets). */
-export async function deleteRedisPrefix(prefix: string, redisUrl: string = TEST_REDIS_URL): Promise<number> {
-  if (prefix.length < 4) throw new Error(`refusing to delete a prefix as short as "${prefix}"`);
-  const { default: Redis } = await import('ioredis');
-  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  await redis.connect();
-  let deleted = 0;
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`, 'COUNT', 1000);
-      if (keys.length > 0) deleted += await redis.unlink(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-  return deleted;
 }

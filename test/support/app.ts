@@ -3,7 +3,7 @@ import pino from 'pino';
 import { Writable } from 'node:stream';
 import { createApp } from '../../apps/api/src/app.factory';
 import { parseEnv, type Env } from '../../apps/api/src/config/env';
-import { uniqueRedisPrefix } from './redis';
+import { deleteRedisPrefix, uniqueRedisPrefix } from './redis';
 import { TEST_REDIS_URL } from './test-env';
 
 export interface TestApp {
@@ -37,5 +37,10 @@ export async function startTestApp(databaseUrl: string, overrides: Record<string
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  return { app, url: `http://127.0.0.1:${port}`, env, logs, close: () => app.close() };
+  // Closing also deletes what the app left in Redis under its prefix (limit state, usage buckets).
+  const close = async () => {
+    await app.close();
+    await deleteRedisPrefix(env.REDIS_KEY_PREFIX);
+  };
+  return { app, url: `http://127.0.0.1:${port}`, env, logs, close };
 }
