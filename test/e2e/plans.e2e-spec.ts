@@ -68,6 +68,30 @@ describe('/v1/plans', () => {
     expect(notObject.status).toBe(400);
   });
 
+  it('answers text Postgres cannot store and absurd nesting with 400 naming the field, never 500', async () => {
+    // Sent as raw JSON text: the escapes reach the server as a NUL and a lone surrogate.
+    const raw = (path: string, body: string) => http(`${h.api.url}${path}`, { method: 'POST', token: h.rootKey, headers: { 'content-type': 'application/json' }, body });
+    const nul = await raw('/v1/plans', '{"name":"nul\\u0000","limits":[]}');
+    expect(nul.status).toBe(400);
+    expect(nul.body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ path: 'name' }] });
+    const surrogate = await raw('/v1/plans', '{"name":"x","description":"\\ud800"}');
+    expect(surrogate.status).toBe(400);
+    expect(surrogate.body.errors).toEqual([{ path: 'description', message: expect.stringMatching(/surrogate/) }]);
+    const plan = await h.call('POST', '/v1/plans', { name: 'text-checks', limits: [] });
+    const deep = await raw('/v1/keys', `{"name":"deep","planId":"${plan.body.id}","meta":{"a":${'['.repeat(150)}${']'.repeat(150)}}}`);
+    expect(deep.status).toBe(400);
+    expect(deep.body.errors[0].path).toMatch(/^meta\.a(\.0)+$/);
+    const deeper = await raw('/v1/keys', `{"name":"deeper","planId":"${plan.body.id}","meta":{"a":${'['.repeat(20_000)}${']'.repeat(20_000)}}}`);
+    expect(deeper.status).toBe(400);
+    const query = await h.call('GET', '/v1/keys?ownerId=%00');
+    expect(query.status).toBe(400);
+    expect(query.body.errors).toEqual([{ path: 'query.ownerId', message: expect.stringMatching(/NUL/) }]);
+    const usage = await h.call('GET', '/v1/usage?keyId=a%00b');
+    expect(usage.status).toBe(400);
+    // Emoji (paired surrogates) are fine.
+    expect((await h.call('POST', '/v1/plans', { name: 'rocket \u{1F680}', limits: [] })).status).toBe(201);
+  });
+
   it('GET lists and gets plans; unknown ids are 404', async () => {
     const list = await h.call('GET', '/v1/plans');
     expect(list.status).toBe(200);

@@ -1,7 +1,8 @@
 import { PipeTransform } from '@nestjs/common';
-import { fieldErrors } from '@tollgate/contracts';
+import { fieldErrors, type FieldError } from '@tollgate/contracts';
 import type { z } from 'zod';
 import { ApiError } from './api-error';
+import { unstorableInput } from './input-text';
 
 /**
  * Validates a body, query or param with a contract schema. Unknown fields, wrong types and
@@ -15,11 +16,18 @@ export class ZodValidationPipe<S extends z.ZodType> implements PipeTransform<unk
 
   transform(value: unknown): z.output<S> {
     const input = this.where === 'body' && value === undefined ? {} : value;
+    // Before the schema: text Postgres cannot store and nesting the validators cannot walk would
+    // otherwise surface as a 500 from the database or a stack overflow.
+    const unstorable = unstorableInput(input, this.where === 'query' ? 'query' : '');
+    if (unstorable.length) throw this.invalid(unstorable);
     const result = this.schema.safeParse(input);
     if (!result.success) {
-      const errors = fieldErrors(result.error).map((error) => ({ ...error, path: this.where === 'query' ? `query.${error.path}` : error.path }));
-      throw ApiError.validation(errors, `Invalid ${this.where}: ${errors.map((error) => `${error.path} ${error.message}`).join('; ')}`);
+      throw this.invalid(fieldErrors(result.error).map((error) => ({ ...error, path: this.where === 'query' ? `query.${error.path}` : error.path })));
     }
     return result.data;
+  }
+
+  private invalid(errors: FieldError[]): ApiError {
+    return ApiError.validation(errors, `Invalid ${this.where}: ${errors.map((error) => `${error.path} ${error.message}`).join('; ')}`);
   }
 }
