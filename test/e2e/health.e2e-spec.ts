@@ -68,18 +68,34 @@ describe('the committed OpenAPI document', () => {
   });
 });
 
+const ROOT_KEY = 'tgr_5toreDown5toreDown5toreDown5toreDown';
+/** Admin routes that read Redis or Postgres: [method, path, body]. */
+const STORE_ROUTES: [string, string, string?][] = [
+  ['GET', '/v1/usage'],
+  ['GET', '/v1/usage/top'],
+  ['GET', '/v1/usage/export.csv'],
+  ['POST', '/v1/auth/login', JSON.stringify({ email: 'nobody@example.com', password: 'wrong-password' })],
+];
+
 describe('GET /health when a store is down', () => {
   it('answers 503 naming Redis when Redis cannot be reached, and recovers by itself', async () => {
     // A TCP proxy in front of Redis that this test cuts: the API really loses its connection.
     const proxy = await TcpProxy.start(TEST_REDIS_URL);
     const db = await createTestDatabase();
-    const api = await startTestApp(db.url, { REDIS_URL: proxy.url });
+    const api = await startTestApp(db.url, { REDIS_URL: proxy.url, TOLLGATE_ROOT_KEY: ROOT_KEY });
     try {
       expect((await fetch(`${api.url}/health`)).status).toBe(200);
       await proxy.cut();
       const down = await fetch(`${api.url}/health`);
       expect(down.status).toBe(503);
       expect(await down.json()).toMatchObject({ status: 'down', postgres: 'up', redis: 'down' });
+      // Admin routes that need Redis answer 503 problem+json too, never a 500.
+      for (const [method, path, body] of STORE_ROUTES) {
+        const res = await fetch(`${api.url}${path}`, { method, headers: { authorization: `Bearer ${ROOT_KEY}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body });
+        expect(res.status, path).toBe(503);
+        expect(res.headers.get('content-type'), path).toMatch(/application\/problem\+json/);
+        expect(await res.json(), path).toMatchObject({ code: 'SERVICE_UNAVAILABLE', detail: expect.stringMatching(/Redis/) });
+      }
       await proxy.restore();
       let status = 0;
       for (let i = 0; i < 50 && status !== 200; i += 1) {
@@ -93,4 +109,34 @@ describe('GET /health when a store is down', () => {
       await db.drop();
     }
   });
+
+  it('answers 503 naming Postgres, on /health and on admin routes, when Postgres cannot be reached', async () => {
+    const db = await createTestDatabase();
+    const proxy = await TcpProxy.start(db.url);
+    const viaProxy = new URL(db.url);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxy.port);
+    const api = await startTestApp(viaProxy.toString(), { TOLLGATE_ROOT_KEY: ROOT_KEY });
+    try {
+      const routes: [string, string, string?][] = [['GET', '/v1/plans'], ['GET', '/v1/keys'], ['POST', '/v1/plans', JSON.stringify({ name: 'p', limits: [] })], ...STORE_ROUTES];
+      for (const [method, path, body] of routes) {
+        const res = await fetch(`${api.url}${path}`, { method, headers: { authorization: `Bearer ${ROOT_KEY}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body });
+        expect(res.status, `${path} before the cut`).toBeLessThan(500);
+      }
+      await proxy.cut();
+      const health = await fetch(`${api.url}/health`);
+      expect(health.status).toBe(503);
+      expect(await health.json()).toMatchObject({ postgres: 'down' });
+      for (const [method, path, body] of routes) {
+        const res = await fetch(`${api.url}${path}`, { method, headers: { authorization: `Bearer ${ROOT_KEY}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body });
+        expect(res.status, path).toBe(503);
+        expect(await res.json(), path).toMatchObject({ code: 'SERVICE_UNAVAILABLE', detail: expect.stringMatching(/Postgres/) });
+      }
+    } finally {
+      await proxy.restore();
+      await api.close();
+      await proxy.cut();
+      await db.drop();
+    }
+  }, 60_000);
 });

@@ -3,6 +3,7 @@ import { PROBLEM_CONTENT_TYPE, problemDocument as problem, type ErrorCode } from
 import { GuardRejection } from '@tollgate/nest-guard';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './api-error';
+import { unreachableStore } from './unreachable-store';
 
 interface FastifyLikeError {
   statusCode?: number;
@@ -54,6 +55,10 @@ export function toProblemResponse(exception: unknown, requestId: string) {
     }
     return { status, headers: undefined, body: problem(status, CODE_BY_STATUS[status] ?? 'VALIDATION_FAILED', fastifyError.message ?? 'Bad request.', requestId) };
   }
+  const store = unreachableStore(exception);
+  if (store !== undefined) {
+    return { status: 503, headers: { 'retry-after': '1' }, body: problem(503, 'SERVICE_UNAVAILABLE', `${store} cannot be reached right now; retry shortly.`, requestId) };
+  }
   return { status: 500, headers: undefined, body: problem(500, 'INTERNAL', 'Something went wrong on our side. Quote the request id when reporting it.', requestId) };
 }
 
@@ -80,8 +85,12 @@ export class ProblemFilter implements ExceptionFilter {
 export function sendProblem(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const { status, headers, body } = toProblemResponse(exception, String(request.id));
   // Refusals we answer on purpose (a 503 STORE_UNAVAILABLE while Redis is away) are not faults:
-  // the guard logs its state changes once; only unexpected errors are logged with their stack.
-  if (status >= 500 && !(exception instanceof ApiError) && !(exception instanceof GuardRejection)) request.log.error({ err: exception }, 'request failed');
+  // the guard logs its state changes once; a store out of reach is one warning line per request
+  // (/health says which); only unexpected errors are logged with their stack.
+  if (status >= 500 && !(exception instanceof ApiError) && !(exception instanceof GuardRejection)) {
+    if (status === 503) request.log.warn(`request failed: ${body.detail}`);
+    else request.log.error({ err: exception }, 'request failed');
+  }
   if (reply.sent) return;
   if (headers) for (const [name, value] of Object.entries(headers)) reply.header(name, value);
   reply.status(status).header('content-type', PROBLEM_CONTENT_TYPE).send(body);
