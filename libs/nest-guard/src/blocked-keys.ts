@@ -25,9 +25,11 @@ export interface BlockedMatch {
 
 /**
  * Keys whose last check was RATE_LIMITED: per (keyId, limit name) the cost that was refused and
- * until when. A later request of that key that includes the limit, with the same or a larger cost,
- * is refused locally until then: a limit's retry time is a lower bound (other traffic can only
- * push it later), so this never refuses what Redis would admit, and it never admits anything.
+ * until when. A later request of that key that includes the limit, with the same cost, is refused
+ * locally until then: a limit's retry time is a lower bound (other traffic can only push it
+ * later), so this never refuses what Redis would admit, and it never admits anything. A larger
+ * cost goes to Redis: it would be refused too, but its wait is longer than the one remembered,
+ * and a Retry-After must never be early (nor one for a cost that can never fit say it will).
  * Redis decided somewhere between sending and answering, so the block ends at `sent + wait`
  * (never longer than the truth) while the Retry-After it reports runs to `arrived + wait` (never
  * earlier than the truth). Bounded; expired entries go when read.
@@ -78,7 +80,7 @@ export class BlockedKeys {
         byName.delete(name);
         continue;
       }
-      if (cost >= block.cost && names.includes(name)) {
+      if (cost === block.cost && names.includes(name)) {
         const wait = block.retryAtMs - now;
         (blocking ??= []).push({ name, retryAfterMs: wait, resetMs: Math.max(wait, block.resetAtMs - now) });
         if (wait > retryAfterMs) retryAfterMs = wait;

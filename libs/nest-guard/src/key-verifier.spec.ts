@@ -120,15 +120,21 @@ describe('KeyVerifier (in-process store)', () => {
     expect(store.requests).toHaveLength(2);
     for (let i = 0; i < 10; i++) {
       now.t += 999;
-      const local = await verifier.verify('s', { cost: 1 + (i % 2) });
+      const local = await verifier.verify('s');
       expect(local.code).toBe('RATE_LIMITED');
       expect(local.retryAfterMs).toBe(10_000 - 999 * (i + 1));
     }
     expect(store.requests).toHaveLength(2);
     expect(verifier.counters.blockedShortcuts).toBe(10);
+    // A larger cost is not answered from the block: its wait is not the remembered one (here it
+    // can never fit a bucket of 1, which only the store's answer says).
+    const larger = await verifier.verify('s', { cost: 2 });
+    expect(store.requests).toHaveLength(3);
+    expect(larger).toMatchObject({ code: 'RATE_LIMITED', neverFits: true });
+    expect(larger.retryAfterMs).toBeUndefined();
     now.t += 10; // 10 000 ms after the refusal: the bucket has a token again
     expect((await verifier.verify('s')).valid).toBe(true);
-    expect(store.requests).toHaveLength(3);
+    expect(store.requests).toHaveLength(4);
   });
 
   it('the shortcut is dropped when the key or its plan is invalidated', async () => {
