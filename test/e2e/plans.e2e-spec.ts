@@ -46,7 +46,7 @@ describe('/v1/plans', () => {
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
     const paths = res.body.errors.map((error: { path: string }) => error.path);
-    expect(paths).toEqual(expect.arrayContaining(['name', '(root)', 'limits.0.limit', 'limits.1.windowMs', 'limits.2.algorithm', 'quota.resetDay']));
+    expect(paths).toEqual(expect.arrayContaining(['name', 'extra', 'limits.0.limit', 'limits.1.windowMs', 'limits.2.algorithm', 'quota.resetDay']));
     const dupes = await h.call('POST', '/v1/plans', { name: 'x', limits: [burstLimit, burstLimit] });
     expect(dupes.status).toBe(400);
     expect(dupes.body.errors).toEqual([expect.objectContaining({ path: 'limits.1.name' })]);
@@ -88,6 +88,21 @@ describe('/v1/plans', () => {
     expect(query.body.errors).toEqual([{ path: 'query.ownerId', message: expect.stringMatching(/NUL/) }]);
     const usage = await h.call('GET', '/v1/usage?keyId=a%00b');
     expect(usage.status).toBe(400);
+    // Errors Fastify raises before routing are problem+json too; an over-long id is not found.
+    const badUrl = await h.call('GET', '/v1/plans/%zz');
+    expect(badUrl.status).toBe(400);
+    expect(badUrl.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    expect(badUrl.body.requestId).toEqual(expect.any(String));
+    const longId = await h.call('GET', `/v1/plans/${'p'.repeat(150)}`);
+    expect(longId.status).toBe(404);
+    expect(longId.body).toMatchObject({ code: 'NOT_FOUND', requestId: expect.any(String) });
+    // An empty body with a JSON content type is no body (clients that always send the header).
+    const emptyBodied = await h.call('POST', '/v1/plans', { name: 'deleted-with-header', limits: [] });
+    const deleted = await http(`${h.api.url}/v1/plans/${emptyBodied.body.id}`, { method: 'DELETE', token: h.rootKey, headers: { 'content-type': 'application/json' }, body: '' });
+    expect(deleted.status).toBe(204);
+    const emptyCreate = await http(`${h.api.url}/v1/plans`, { method: 'POST', token: h.rootKey, headers: { 'content-type': 'application/json' }, body: '' });
+    expect(emptyCreate.status).toBe(400);
+    expect(emptyCreate.body.errors.map((e: { path: string }) => e.path)).toContain('name');
     // Emoji (paired surrogates) are fine.
     expect((await h.call('POST', '/v1/plans', { name: 'rocket \u{1F680}', limits: [] })).status).toBe(201);
   });

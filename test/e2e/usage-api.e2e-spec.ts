@@ -128,7 +128,7 @@ describe('/v1/usage', () => {
       ['?granularity=minute&from=2026-01-01T00:00:00Z&to=2026-01-03T00:00:00Z', ['query.granularity']],
       ['?granularity=hour&from=2025-01-01T00:00:00Z&to=2025-06-01T00:00:00Z', ['query.granularity']],
       ['?from=2020-01-01&to=2026-01-01', ['query.from']],
-      ['?color=red', ['query.(root)']],
+      ['?color=red', ['query.color']],
     ];
     for (const [query, paths] of cases) {
       const res = await h.call('GET', `/v1/usage${query}`);

@@ -1,11 +1,12 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { LogController } from 'fastify';
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module';
 import type { Env } from './config/env';
-import { ProblemFilter } from './http/problem.filter';
+import { ApiError } from './http/api-error';
+import { ProblemFilter, sendProblem } from './http/problem.filter';
 import { createLogger, PinoNestLogger } from './infra/logger';
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -34,10 +35,18 @@ export async function createApp(env: Env, options: CreateAppOptions = {}): Promi
     // to the exact version @nestjs/platform-fastify pins: one copy, deduplicated.
     // If the two ever differ, startup fails (FST_ERR_LOG_INVALID_LOG_CONTROLLER), as do the e2e tests.
     logController: new LogController({ disableRequestLogging: true }),
+    // Errors Fastify raises before routing (a malformed URL, a path segment past maxParamLength)
+    // get the same problem+json as everything else. A segment that long is no id of ours: 404.
+    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => {
+      const code = (error as { code?: string }).code;
+      sendProblem(code === 'FST_ERR_MAX_PARAM_LENGTH' ? new ApiError(404, 'NOT_FOUND', 'Not found.') : error, request, reply);
+    },
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(env), adapter, {
     logger: new PinoNestLogger(logger),
     abortOnError: false,
+    // The JSON body parser is ours (below), not Nest's copy of Fastify's.
+    bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onSend', async (request, reply) => {
@@ -48,6 +57,16 @@ export async function createApp(env: Env, options: CreateAppOptions = {}): Promi
   });
   // The API speaks JSON only: any other body type is a 415 rather than a confusing 400.
   fastify.removeContentTypeParser('text/plain');
+  // Many clients send `content-type: application/json` on every request, also a DELETE or a rotate
+  // without a body: an empty body is no body, not malformed JSON. Anything else is parsed as before
+  // (Fastify's own parser, which refuses __proto__ and constructor keys).
+  const defaultJson = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    return defaultJson(request, text, done);
+  });
   app.useGlobalFilters(new ProblemFilter());
   app.enableShutdownHooks();
   return app;

@@ -32,12 +32,19 @@ export const ProblemSchema = z.object({
 export type Problem = z.infer<typeof ProblemSchema>;
 export type FieldError = { path: string; message: string };
 
-/** Turns zod issues into the contract's `errors` list, naming each field by a dotted path. */
+/**
+ * Turns zod issues into the contract's `errors` list, naming each field by a dotted path: an
+ * unknown field is named itself (`limits.0.colour`), one error each.
+ */
 export function fieldErrors(error: z.ZodError): FieldError[] {
-  return error.issues.map((issue) => ({
-    path: issue.path.length ? issue.path.map(String).join('.') : '(root)',
-    message: issue.code === 'unrecognized_keys' ? `unknown field(s): ${issue.keys.join(', ')}` : issue.message,
-  }));
+  return error.issues.flatMap((issue) => {
+    if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ path: dotted([...issue.path, key]), message: 'unknown field' }));
+    return [{ path: dotted(issue.path), message: issue.message }];
+  });
+}
+
+function dotted(path: readonly PropertyKey[]): string {
+  return path.length ? path.map(String).join('.') : '(root)';
 }
 
 const PROBLEM_TITLES: Record<number, string> = {
