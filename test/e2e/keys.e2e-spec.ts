@@ -72,6 +72,12 @@ describe('/v1/keys', () => {
     expect(byOwner.body.items).toHaveLength(3);
     const search = await h.call('GET', '/v1/keys?q=ACME');
     expect(search.body.items.map((key: { name: string }) => key.name)).toEqual(['Acme prod']);
+    // `%`, `_` and `\` are searched for literally, not as LIKE wildcards.
+    for (const q of ['%', '_', '%25', 'A_me', 'Acme%', '\\']) {
+      const literal = await h.call('GET', `/v1/keys?q=${encodeURIComponent(q)}`);
+      expect(literal.status, q).toBe(200);
+      expect(literal.body.items, q).toEqual([]);
+    }
 
     expect((await h.call('GET', '/v1/keys?limit=0')).body.errors[0].path).toBe('query.limit');
     expect((await h.call('GET', '/v1/keys?limit=101')).status).toBe(400);

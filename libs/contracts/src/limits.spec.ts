@@ -30,6 +30,13 @@ describe('contract schemas', () => {
     expect(paths).toEqual(expect.arrayContaining(['0.limit', '1.windowMs', '1.name']));
   });
 
+  it('reserve the limit name "quota" (the headers name the quota so)', () => {
+    const result = LimitListSchema.safeParse([{ ...burst, name: 'quota' }]);
+    expect(result.success).toBe(false);
+    expect(fieldErrors(result.error!)).toEqual([{ path: '0.name', message: expect.stringMatching(/reserved/) }]);
+    expect(LimitListSchema.safeParse([{ ...burst, name: 'quotas' }]).success).toBe(true);
+  });
+
   it('refuse unknown fields and oversized meta', () => {
     const result = KeyInputSchema.safeParse({ name: 'k', planId: 'plan_1', colour: 'red', meta: { blob: 'x'.repeat(5000) } });
     expect(result.success).toBe(false);

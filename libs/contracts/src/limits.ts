@@ -14,7 +14,11 @@ export const LimitScopeSchema = z.enum(LIMIT_SCOPES);
 export const FailModeSchema = z.enum(FAIL_MODES);
 
 export const LimitInputSchema = z.strictObject({
-  name: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must match /^[a-z][a-z0-9_-]{0,31}$/'),
+  name: z
+    .string()
+    .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must match /^[a-z][a-z0-9_-]{0,31}$/')
+    // The rate-limit headers name the quota's item "quota": a limit of that name would collide with it.
+    .refine((name) => name !== 'quota', '"quota" is reserved for the quota in the rate-limit headers'),
   algorithm: AlgorithmSchema,
   limit: z.number().int().min(1).max(1_000_000_000),
   windowMs: z.number().int().min(1).max(MAX_WINDOW_MS),

@@ -100,7 +100,7 @@ export class KeysRepository {
       ...(filter.planId ? { planId: filter.planId } : {}),
       ...(filter.ownerId ? { ownerId: filter.ownerId } : {}),
       ...(filter.enabled !== undefined ? { enabled: filter.enabled } : {}),
-      ...(filter.q ? { OR: [{ name: { contains: filter.q, mode: 'insensitive' } }, { start: { startsWith: filter.q } }, { id: filter.q }, { ownerId: filter.q }] } : {}),
+      ...(filter.q ? { OR: [{ name: { contains: likeLiteral(filter.q), mode: 'insensitive' } }, { start: { startsWith: likeLiteral(filter.q) } }, { id: filter.q }, { ownerId: filter.q }] } : {}),
       ...(after ? { AND: [{ OR: [{ createdAt: { lt: after.at } }, { createdAt: after.at, id: { lt: after.id } }] }] } : {}),
     };
     const rows = await this.prisma.apiKey.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: filter.limit + 1, include: KEY_INCLUDE });
@@ -204,4 +204,12 @@ export class KeysRepository {
       failMode: plan.failMode,
     };
   }
+}
+
+/**
+ * Search text as a LIKE literal: Prisma's contains/startsWith pass `%` and `_` through as
+ * wildcards (`q=%` listed every key), so they and the escape character itself are escaped.
+ */
+export function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, '\\$&');
 }
