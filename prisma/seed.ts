@@ -51,7 +51,7 @@ export async function seed(databaseUrl: string, env: NodeJS.ProcessEnv = process
     for (const plan of PLANS) {
       const existing = await prisma.plan.findUnique({ where: { name: plan.name } });
       if (existing) continue;
-      await prisma.plan.create({
+      const created = await prisma.plan.create({
         data: {
           id: newId('plan'),
           name: plan.name,
@@ -62,7 +62,8 @@ export async function seed(databaseUrl: string, env: NodeJS.ProcessEnv = process
           limits: { create: plan.limits.map((limit, position) => ({ id: newId('lim'), position, ...limit })) },
         },
       });
-      await prisma.auditLog.create({ data: { id: newId('aud'), actor: 'system:seed', action: 'plan.create', targetType: 'plan', targetId: plan.name, after: { name: plan.name } } });
+      // targetId is the plan's id, as for every audited change: the dashboard links it to the plan.
+      await prisma.auditLog.create({ data: { id: newId('aud'), actor: 'system:seed', action: 'plan.create', targetType: 'plan', targetId: created.id, after: { id: created.id, name: plan.name } } });
     }
 
     const adminEmail = (env.TOLLGATE_ADMIN_EMAIL || DEFAULT_ADMIN_EMAIL).toLowerCase();
@@ -82,6 +83,10 @@ export async function seed(databaseUrl: string, env: NodeJS.ProcessEnv = process
       demoKey = issued.secret;
       demo = await prisma.apiKey.create({
         data: { id: newId('key'), hash: issued.hash, start: issued.start, prefix: 'tg', name: DEMO_KEY_NAME, planId: free.id, ownerId: 'demo-customer', meta: { seeded: true } },
+      });
+      // Every write is in the audit log, the seed's too (no secret: only what the key page shows).
+      await prisma.auditLog.create({
+        data: { id: newId('aud'), actor: 'system:seed', action: 'key.create', targetType: 'key', targetId: demo.id, after: { id: demo.id, name: demo.name, planId: demo.planId, ownerId: demo.ownerId, start: demo.start } },
       });
     }
     return {

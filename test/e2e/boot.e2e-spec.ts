@@ -161,7 +161,15 @@ describe('npm run db:seed', () => {
     expect(keys.rowCount).toBe(1);
     expect(keys.rows[0].hash).toMatch(/^[0-9a-f]{64}$/);
     expect(keys.rows[0].start).toBe(first.demoKey!.slice(0, 8));
-    const dump = JSON.stringify((await client.query('SELECT * FROM "ApiKey"')).rows) + JSON.stringify((await client.query('SELECT * FROM "AdminUser"')).rows);
+    // The seed's writes are audited with real target ids (the dashboard links them).
+    const audit = await client.query<{ action: string; targetId: string }>('SELECT action, "targetId" FROM "AuditLog" ORDER BY action, "targetId"');
+    const planIds = (await client.query<{ id: string }>('SELECT id FROM "Plan" ORDER BY id')).rows.map((row) => row.id);
+    expect(audit.rows.filter((row) => row.action === 'plan.create').map((row) => row.targetId).sort()).toEqual(planIds);
+    expect(audit.rows.filter((row) => row.action === 'key.create').map((row) => row.targetId)).toEqual([first.demoKeyId]);
+    const dump =
+      JSON.stringify((await client.query('SELECT * FROM "ApiKey"')).rows) +
+      JSON.stringify((await client.query('SELECT * FROM "AdminUser"')).rows) +
+      JSON.stringify((await client.query('SELECT * FROM "AuditLog"')).rows);
     expect(dump).not.toContain(first.demoKey);
     expect(dump).not.toContain(first.adminPassword);
     await client.end();
