@@ -22,6 +22,21 @@ describe('POST /v1/keys/verify', () => {
   });
   afterAll(async () => h?.close());
 
+  it('a shaping leaky bucket answers VALID with the delay to wait (delayMs), and rejects past a full bucket', async () => {
+    const plan = await h.call('POST', '/v1/plans', { name: 'shaped', limits: [{ name: 'smooth', algorithm: 'leaky_bucket', limit: 2, windowMs: 2000, shaping: true }] });
+    const { body: key } = await h.call('POST', '/v1/keys', { name: 's', planId: plan.body.id });
+    const answers = [];
+    for (let i = 0; i < 5; i += 1) answers.push((await h.call('POST', '/v1/keys/verify', { key: key.key })).body);
+    // A bucket of 2 drained at 1 per second: two fit now, the next two only after 1 s and 2 s.
+    expect(answers.map((a) => a.code)).toEqual(['VALID', 'VALID', 'VALID', 'VALID', 'RATE_LIMITED']);
+    expect(answers[0].delayMs).toBeUndefined();
+    expect(answers[1].delayMs).toBeUndefined();
+    expect(answers[2].delayMs).toBeGreaterThan(800);
+    expect(answers[2].delayMs).toBeLessThanOrEqual(1000);
+    expect(answers[3].delayMs).toBeGreaterThan(1800);
+    expect(answers[3].delayMs).toBeLessThanOrEqual(2000);
+  });
+
   it('applies every limit and the quota, with remaining and reset per limit (200)', async () => {
     const { body: key } = await h.call('POST', '/v1/keys', { name: 'v', planId, ownerId: 'acme' });
     const first = await h.call('POST', '/v1/keys/verify', { key: key.key });

@@ -82,5 +82,10 @@ export const VerificationSchema = z.object({
   limits: z.array(z.object({ name: z.string(), limit: z.number(), remaining: z.number(), resetMs: z.number() })),
   quota: z.object({ limit: z.number(), remaining: z.number(), resetAt: z.string() }).optional(),
   retryAfterMs: z.number().optional(),
+  /**
+   * VALID under a shaping leaky bucket that admitted the request for later: the caller must wait
+   * this long before serving it (the guard does so itself). Absent when nothing is to wait.
+   */
+  delayMs: z.number().optional(),
 });
 export type Verification = z.infer<typeof VerificationSchema>;
