@@ -99,6 +99,35 @@ describe('npm run db:migrate', () => {
       await client.end();
     }
   }, 60_000);
+  it('key_counter_id gives every rotated key the first key of its rotation line', async () => {
+    const db = await createEmptyDatabase();
+    databases.push(db);
+    const migrations = readdirSync(path.join(ROOT, 'prisma/migrations')).filter((name) => /^\d+_/.test(name)).sort();
+    const target = migrations.findIndex((name) => name.endsWith('_key_counter_id'));
+    expect(target).toBeGreaterThan(0);
+    const apply = (client: Client, name: string) => client.query(readFileSync(path.join(ROOT, 'prisma/migrations', name, 'migration.sql'), 'utf8'));
+    const client = new Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      for (const name of migrations.slice(0, target)) await apply(client, name);
+      await client.query(`INSERT INTO "Plan" (id, name, "updatedAt") VALUES ('plan_c', 'c', now())`);
+      // a -> b -> c is one rotation line; d stands alone.
+      for (const [id, from] of [['key_a', null], ['key_b', 'key_a'], ['key_c', 'key_b'], ['key_d', null]]) {
+        await client.query(`INSERT INTO "ApiKey" (id, hash, start, prefix, name, "planId", "updatedAt", "rotatedFromId") VALUES ($1, $1, 'tg_x', 'tg', $1, 'plan_c', now(), $2)`, [id, from]);
+      }
+      await apply(client, migrations[target]);
+      const { rows } = await client.query<{ id: string; counterId: string | null }>(`SELECT id, "counterId" FROM "ApiKey" ORDER BY id`);
+      expect(rows).toEqual([
+        { id: 'key_a', counterId: null },
+        { id: 'key_b', counterId: 'key_a' },
+        { id: 'key_c', counterId: 'key_a' },
+        { id: 'key_d', counterId: null },
+      ]);
+    } finally {
+      await client.end();
+    }
+  }, 60_000);
+
   it('usage_rollup_partitions moves every rollup row into its granularity\'s partition: none is lost', async () => {
     const db = await createEmptyDatabase();
     databases.push(db);

@@ -131,6 +131,27 @@ describe('/v1/keys', () => {
     expect((await h.call('POST', '/v1/keys/key_missing/rotate', {})).status).toBe(404);
   });
 
+  it('rotation resets no limit and no quota: old and new secrets share one budget, and so does a second rotation', async () => {
+    const tight = await h.call('POST', '/v1/plans', {
+      name: 'rotation-budget',
+      limits: [{ name: 'hourly', algorithm: 'fixed_window', limit: 3, windowMs: 3_600_000 }],
+      quota: { limit: 4, period: 'day' },
+    });
+    const first = await h.call('POST', '/v1/keys', { name: 'budgeted', planId: tight.body.id });
+    const verify = async (key: string) => (await h.call('POST', '/v1/keys/verify', { key })).body;
+    expect((await verify(first.body.key)).limits[0].remaining).toBe(2);
+    expect((await verify(first.body.key)).limits[0].remaining).toBe(1);
+    const second = await h.call('POST', `/v1/keys/${first.body.id}/rotate`, { gracePeriodMs: 60_000 });
+    secrets.push(first.body.key, second.body.key);
+    // The successor continues the same counters; the old secret, still in its grace, too.
+    expect(await verify(second.body.key)).toMatchObject({ valid: true, limits: [{ name: 'hourly', remaining: 0 }], quota: { remaining: 1 } });
+    expect(await verify(first.body.key)).toMatchObject({ valid: false, code: 'RATE_LIMITED' });
+    expect(await verify(second.body.key)).toMatchObject({ valid: false, code: 'RATE_LIMITED' });
+    const third = await h.call('POST', `/v1/keys/${second.body.id}/rotate`, {});
+    secrets.push(third.body.key);
+    expect(await verify(third.body.key)).toMatchObject({ valid: false, code: 'RATE_LIMITED', quota: { remaining: 1 } });
+  });
+
   it('DELETE revokes (204): the secret then verifies NOT_FOUND and the key is 404', async () => {
     const created = await h.call('POST', '/v1/keys', { name: 'doomed', planId });
     secrets.push(created.body.key);

@@ -23,6 +23,12 @@ export type FailMode = 'closed' | 'open' | 'local';
 /** What the guard needs to know about a key; the host app loads it (e.g. from Postgres). */
 export interface KeyRecord {
   id: string;
+  /**
+   * Whose per-key counters (scope "key" limits and the quota) this key uses; default `id`. A
+   * rotated key's successor keeps its predecessor's, so rotating resets no limit and no quota,
+   * and the old and new secrets share one budget during the grace period.
+   */
+  counterId?: string;
   ownerId: string | null;
   planId: string;
   enabled: boolean;

@@ -496,7 +496,7 @@ function toVerification(result: CheckResult, selection: Selection, base: Base, p
 export function limitIdentity(limit: GuardLimit, record: KeyRecord): string {
   if (limit.scope === 'global') return `plan:${record.planId}`;
   if (limit.scope === 'owner' && record.ownerId !== null) return `owner:${record.ownerId}`;
-  return `key:${record.id}`;
+  return `key:${record.counterId ?? record.id}`;
 }
 
 /** The store request parts of a key, built once per cached record. */
@@ -509,7 +509,7 @@ function compile(record: KeyRecord): Compiled {
     params: { algorithm: limit.algorithm, limit: limit.limit, windowMs: limit.windowMs, burst: limit.burst, shaping: limit.shaping },
   }));
   const quota: QuotaCheck | undefined =
-    record.quota === null ? undefined : { identity: `key:${record.id}`, limit: record.quota.limit, period: record.quota.period, resetDay: record.quota.resetDay };
+    record.quota === null ? undefined : { identity: `key:${record.counterId ?? record.id}`, limit: record.quota.limit, period: record.quota.period, resetDay: record.quota.resetDay };
   compiled = {
     record,
     base: { keyId: record.id, ownerId: record.ownerId, planId: record.planId },

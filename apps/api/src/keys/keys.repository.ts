@@ -44,6 +44,8 @@ export interface KeyFilter {
 /** What verification needs about a key, read in one query: the key, its plan, the merged limits. */
 export interface KeyForVerification {
   id: string;
+  /** Whose per-key counters it uses: the first key of its rotation line (see KeyRecord.counterId). */
+  counterId: string;
   ownerId: string | null;
   planId: string;
   enabled: boolean;
@@ -168,6 +170,8 @@ export class KeysRepository {
           meta: json(old.meta),
           limits: old.limits as Prisma.InputJsonValue,
           rotatedFromId: old.id,
+          // The successor counts on its predecessor's limits and quota: rotating resets nothing.
+          counterId: old.counterId ?? old.id,
         },
       });
       const updatedOld = await tx.apiKey.update({ where: { id }, data: { graceEndsAt, version: { increment: 1 } }, include: KEY_INCLUDE });
@@ -195,6 +199,7 @@ export class KeysRepository {
     const planLimits = [...plan.limits].sort((a, b) => a.position - b.position).map(toLimit);
     return {
       id: row.id,
+      counterId: row.counterId ?? row.id,
       ownerId: row.ownerId,
       planId: plan.id,
       enabled: row.enabled,
