@@ -421,6 +421,14 @@ describe('dashboard in a browser', () => {
     expect(['VALID', 'RATE_LIMITED']).toContain((await verify(newSecret)).code);
     rotatedSecret = newSecret;
     rotatedKeyId = newKeyId;
+
+    // In the keys list the two rows of the same name stand apart: the old one says when it expires.
+    await page.goto('/keys');
+    const oldRow = page.locator('tr', { has: page.locator(`a[href="/keys/${keyId}"]`) });
+    const newRow = page.locator('tr', { has: page.locator(`a[href="/keys/${newKeyId}"]`) });
+    await oldRow.waitFor();
+    expect(await oldRow.textContent()).toMatch(/expires/);
+    expect(await newRow.textContent()).not.toMatch(/expires/);
   });
 
   it('revokes a key after confirmation: the API then knows it no more', async () => {

@@ -1,8 +1,19 @@
 import type { Key } from '@tollgate/contracts';
+import { formatDateTime } from '@/lib/format';
 
-/** Enabled, disabled or expired: what verification would answer for this key right now. */
+/**
+ * Enabled, disabled or expired: what verification would answer for this key right now. A key that
+ * will expire says when, so the old key of a rotation (valid until its grace ends) stands apart
+ * from its successor of the same name.
+ */
 export function KeyStatusBadge({ keyItem, now }: { keyItem: Pick<Key, 'enabled' | 'expiresAt'>; now: number }) {
-  if (keyItem.expiresAt && new Date(keyItem.expiresAt).getTime() <= now) return <span className="badge badge--warning">expired</span>;
-  if (!keyItem.enabled) return <span className="badge badge--danger">disabled</span>;
-  return <span className="badge badge--success">enabled</span>;
+  const expiresAt = keyItem.expiresAt ? new Date(keyItem.expiresAt).getTime() : undefined;
+  if (expiresAt !== undefined && expiresAt <= now) return <span className="badge badge--warning">expired</span>;
+  const badge = keyItem.enabled ? <span className="badge badge--success">enabled</span> : <span className="badge badge--danger">disabled</span>;
+  if (expiresAt === undefined) return badge;
+  return (
+    <>
+      {badge} <span className="muted nowrap">expires {formatDateTime(keyItem.expiresAt!)}</span>
+    </>
+  );
 }
