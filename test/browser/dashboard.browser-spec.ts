@@ -193,6 +193,26 @@ describe('dashboard in a browser', () => {
     await picker.getByRole('button', { name: '1h' }).click();
     await expect.poll(() => chart.getAttribute('data-range')).toBe('1h');
 
+    // A slow answer: while the 24h series is held back, the old range stays drawn under a note
+    // saying so (the picker already shows 24h); the note goes when the new range arrives.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/\/v1\/usage\?.*granularity=hour/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await picker.getByRole('button', { name: '24h' }).click();
+    const note = page.getByTestId('usage-switching');
+    await note.waitFor();
+    expect(await note.textContent()).toMatch(/Loading last 24 hours… showing last hour/);
+    expect(await chart.getAttribute('data-range')).toBe('1h');
+    release();
+    await expect.poll(() => chart.getAttribute('data-range')).toBe('24h');
+    await note.waitFor({ state: 'detached' });
+    await page.unroute(/\/v1\/usage\?.*granularity=hour/);
+    await picker.getByRole('button', { name: '1h' }).click();
+    await expect.poll(() => chart.getAttribute('data-range')).toBe('1h');
+
     // Live mode: the SSE stream through the dashboard's /api proxy, counted per second.
     // (Before the limit is tightened: a key refused once is refused by the instance locally
     // afterwards, and those refusals are not metered, so the overview could not count them.)

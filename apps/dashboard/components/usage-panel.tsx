@@ -57,7 +57,7 @@ export function UsagePanel({ keyId, title = 'Requests', refreshMs = 15_000 }: { 
           </button>
         </div>
       </div>
-      {live ? <LiveBody stream={stream} /> : <RangeBody state={state} />}
+      {live ? <LiveBody stream={stream} /> : <RangeBody state={state} range={range} />}
     </section>
   );
 }
@@ -86,8 +86,11 @@ function LiveDisconnected({ problem, onReconnect }: { problem: ProblemInfo | nul
   );
 }
 
-/** The last answer, drawn over the window it was fetched for: after a range switch, until the new range arrives. */
-function RangeBody({ state }: { state: ResourceState<UsageSeries> }) {
+/**
+ * The last answer, drawn over the window it was fetched for: after a range switch, until the new
+ * range arrives, with a note saying so (the picker already shows the new range).
+ */
+function RangeBody({ state, range }: { state: ResourceState<UsageSeries>; range: RangeId }) {
   const data = state.data;
   const fetched = state.path ? windowOfQuery(state.path) : null;
   if (!data || !fetched) {
@@ -95,9 +98,15 @@ function RangeBody({ state }: { state: ResourceState<UsageSeries> }) {
   }
   const points = fillSeries(data.series, data.granularity, fetched.from, fetched.to);
   const totals = data.totals;
+  const switching = fetched.range !== range;
   return (
     <div className="stack">
-      {state.status === 'error' && <ProblemAlert problem={state.problem} title="Usage could not be refreshed: showing the last figures." />}
+      {state.status === 'error' && <ProblemAlert problem={state.problem} title={`Usage could not be ${switching ? 'loaded' : 'refreshed'}: showing the last figures (${RANGES[fetched.range].label.toLowerCase()}).`} />}
+      {switching && state.status !== 'error' && (
+        <p className="hint" role="status" data-testid="usage-switching">
+          Loading {RANGES[range].label.toLowerCase()}… showing {RANGES[fetched.range].label.toLowerCase()} until it arrives.
+        </p>
+      )}
       <UsageSummary totals={totals} />
       <UsageChart points={points} tickStyle={data.granularity} range={fetched.range} label={`Requests per ${data.granularity}, ${RANGES[fetched.range].label.toLowerCase()}`} />
       {totalOf(totals) === 0 && <p className="hint">No requests in this range yet.</p>}
