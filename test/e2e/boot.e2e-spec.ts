@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { Client } from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -38,6 +39,23 @@ describe('boot failures are one clear line and exit 1', () => {
     expect(result.status).toBe(1);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toContain('Cannot reach Redis at redis://127.0.0.1:1');
+  });
+
+  it('names a port already in use in one line', async () => {
+    const db = await createTestDatabase();
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));
+    const port = (blocker.address() as net.AddressInfo).port;
+    let result: ReturnType<typeof runApi>;
+    try {
+      result = runApi({ DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1' });
+    } finally {
+      blocker.close();
+      await db.drop();
+    }
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain(`127.0.0.1:${port} is already in use`);
   });
 
   it('names an invalid variable', () => {

@@ -142,6 +142,8 @@ describe('/v1/usage', () => {
     expect(top.body.errors[0].path).toBe('query.limit');
     const csv = await h.call('GET', '/v1/usage/export.csv?granularity=fortnight');
     expect(csv.status).toBe(400);
+    expect(csv.headers.get('content-disposition')).toBeNull();
+    expect(csv.headers.get('content-type')).toMatch(/application\/problem\+json/);
     const stream = await h.call('GET', `/v1/usage/stream?keyId=${keyA}&planId=x`);
     expect(stream.status).toBe(400);
   });

@@ -17,6 +17,9 @@ main().catch((error: unknown) => {
   // Configuration and reachability problems are the user's to fix: one line, no stack trace.
   if (error instanceof EnvError || error instanceof PreflightError) {
     console.error(`tollgate: ${error.message}`);
+  } else if ((error as { code?: unknown }).code === 'EADDRINUSE') {
+    const { address, port } = error as { address?: string; port?: number };
+    console.error(`tollgate: ${address ?? 'the address'}:${port ?? ''} is already in use: stop what listens there, or set PORT (and HOST) to another.`);
   } else {
     console.error('tollgate: the API failed to start:', error);
   }

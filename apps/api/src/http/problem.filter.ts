@@ -92,6 +92,8 @@ export function sendProblem(exception: unknown, request: FastifyRequest, reply: 
     else request.log.error({ err: exception }, 'request failed');
   }
   if (reply.sent) return;
+  // A route's own headers may already be set (export.csv's attachment): a problem is never a download.
+  reply.removeHeader('content-disposition');
   if (headers) for (const [name, value] of Object.entries(headers)) reply.header(name, value);
   reply.status(status).header('content-type', PROBLEM_CONTENT_TYPE).send(body);
 }
