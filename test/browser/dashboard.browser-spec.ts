@@ -513,10 +513,17 @@ describe('dashboard in a browser', () => {
   });
 
   it('signs out: the session is gone, and a signed-in page sends back to login', async () => {
+    // A second tab watching live usage: signing out in the first ends its stream too.
+    const watcher = await context.newPage();
+    await watcher.goto('/');
+    await watcher.getByRole('button', { name: 'Live' }).first().click();
+    await watcher.getByText('live', { exact: true }).first().waitFor();
     await page.goto('/keys');
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL((url) => url.pathname === '/login');
+    await watcher.waitForURL((url) => url.pathname === '/login', { timeout: 15_000 });
+    await watcher.close();
     await page.goto('/keys');
     expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe('/login?next=%2Fkeys');
     // The cookie the browser still holds (if any) is no longer a session for the API either.

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../apps/api/src/auth/password';
 import { AuthRepository } from '../../apps/api/src/auth/auth.repository';
+import { CREDENTIAL_RECHECK_MS } from '../../apps/api/src/usage/usage.controller';
 import { startAdminHarness, type AdminHarness } from '../support/admin';
 import { http } from '../support/http';
 
@@ -79,6 +80,31 @@ describe('admin access: sessions, roles, root keys', () => {
     const me = await http(`${h.api.url}/v1/auth/me`, { headers: { cookie } });
     expect(me.status).toBe(401);
   });
+
+  it('logout also ends a usage stream opened with that session, within seconds', async () => {
+    const res = await login(h.adminEmail, h.adminPassword, '203.0.113.9');
+    const cookie = sessionFrom(res.headers.get('set-cookie')!);
+    const stream = await fetch(`${h.api.url}/v1/usage/stream`, { headers: { cookie } });
+    expect(stream.status).toBe(200);
+    const reader = stream.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    const ended = (async () => {
+      for (;;) {
+        const chunk = await reader.read();
+        if (chunk.done) return Date.now();
+        text += decoder.decode(chunk.value, { stream: true });
+      }
+    })();
+    const loggedOutAt = Date.now();
+    expect((await http(`${h.api.url}/v1/auth/logout`, { method: 'POST', headers: { cookie } })).status).toBe(204);
+    const endedAt = await Promise.race([ended, new Promise<number>((resolve) => setTimeout(() => resolve(-1), 12_000))]);
+    expect(endedAt, 'the stream outlived the session').toBeGreaterThan(0);
+    expect(endedAt - loggedOutAt).toBeLessThan(CREDENTIAL_RECHECK_MS + 2000);
+    expect(text).toContain('event: unauthorized');
+    // Reconnecting with the old cookie is refused.
+    expect((await fetch(`${h.api.url}/v1/usage/stream`, { headers: { cookie } })).status).toBe(401);
+  }, 20_000);
 
   it('the root key from TOLLGATE_ROOT_KEY works as a bearer token; garbage credentials are 401', async () => {
     expect((await h.call('GET', '/v1/auth/me')).body).toMatchObject({ kind: 'root_key', role: 'admin' });

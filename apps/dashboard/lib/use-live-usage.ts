@@ -78,6 +78,12 @@ export function useLiveUsage(enabled: boolean, keyId?: string): LiveUsage {
     };
     source.onopen = () => setStatus('open');
     source.onmessage = onData;
+    // The API ends a stream whose session was logged out or expired meanwhile: to the login page.
+    source.addEventListener('unauthorized', () => {
+      closed = true;
+      source.close();
+      navigateToLogin();
+    });
     source.onerror = () => {
       if (source.readyState !== EventSource.CLOSED) {
         setStatus('connecting');

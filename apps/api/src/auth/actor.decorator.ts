@@ -2,7 +2,11 @@ import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { actorLabel, type Actor, type AuditContext } from './actor';
 
-export type AdminRequest = FastifyRequest & { actor?: Actor };
+export type AdminRequest = FastifyRequest & {
+  actor?: Actor;
+  /** Whether the credential this request came with is still valid (long requests re-check: the usage stream). */
+  credentialValid?: () => Promise<boolean>;
+};
 
 /** The authenticated actor of an admin route (the admin guard has set it). */
 export const CurrentActor = createParamDecorator((_data: unknown, context: ExecutionContext): Actor => {

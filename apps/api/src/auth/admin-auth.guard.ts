@@ -30,14 +30,18 @@ export class AdminAuthGuard implements CanActivate {
       const match = /^Bearer\s+(\S+)$/i.exec(authorization);
       const token = match?.[1];
       if (!token || !token.startsWith(`${ROOT_KEY_PREFIX}_`)) throw new ApiError(401, 'UNAUTHORIZED', 'Send a root key as `Authorization: Bearer tgr_...`.');
-      const rootKey = await this.auth.findRootKeyByHash(hashSecret(token));
+      const hash = hashSecret(token);
+      const rootKey = await this.auth.findRootKeyByHash(hash);
       if (!rootKey) throw new ApiError(401, 'UNAUTHORIZED', 'The root key is not valid.');
       request.actor = { kind: 'root_key', id: rootKey.id, role: rootKey.role };
+      request.credentialValid = async () => (await this.auth.findRootKeyByHash(hash)) !== null;
     } else {
       const token = readCookie(request.headers.cookie, SESSION_COOKIE);
-      const session = token ? await this.auth.findSession(hashSecret(token)) : null;
-      if (!session) throw new ApiError(401, 'UNAUTHORIZED', token ? 'Your session has expired; log in again.' : 'Log in or send a root key.');
+      const hash = token ? hashSecret(token) : undefined;
+      const session = hash ? await this.auth.findSession(hash) : null;
+      if (!session || !hash) throw new ApiError(401, 'UNAUTHORIZED', token ? 'Your session has expired; log in again.' : 'Log in or send a root key.');
       request.actor = { kind: 'admin_user', id: session.userId, role: session.role, email: session.email, sessionId: session.sessionId };
+      request.credentialValid = async () => (await this.auth.findSession(hash)) !== null;
     }
 
     if (request.actor.role === 'viewer' && !READ_METHODS.has(request.method)) {

@@ -5,6 +5,10 @@ import type { z } from 'zod';
 import { ZodValidationPipe } from '../http/zod-validation.pipe';
 import { UsageLiveFeed } from './usage-live';
 import { UsageService } from './usage.service';
+import type { AdminRequest } from '../auth/actor.decorator';
+
+/** How often a usage stream checks that its session or root key is still valid. */
+export const CREDENTIAL_RECHECK_MS = 5000;
 
 @Controller('v1/usage')
 export class UsageController implements OnModuleDestroy {
@@ -58,9 +62,27 @@ export class UsageController implements OnModuleDestroy {
       heartbeat: () => raw.write(': heartbeat\n\n'),
       close: () => raw.end(),
     });
-    request.raw.once('close', unsubscribe);
-    raw.once('close', unsubscribe);
-    raw.once('error', unsubscribe);
+    // The stream outlives the request's authentication: a logout, an expired session or a deleted
+    // root key ends it within CREDENTIAL_RECHECK_MS (the client's reconnect then meets the 401).
+    const credentialValid = (request as AdminRequest).credentialValid;
+    const recheck = credentialValid
+      ? setInterval(() => {
+          credentialValid().then(
+            (valid) => {
+              if (!valid && !raw.writableEnded) raw.end('event: unauthorized\ndata: {}\n\n');
+            },
+            () => undefined, // a store hiccup is not a logout: the next check decides
+          );
+        }, CREDENTIAL_RECHECK_MS)
+      : undefined;
+    recheck?.unref();
+    const stop = () => {
+      clearInterval(recheck);
+      unsubscribe();
+    };
+    request.raw.once('close', stop);
+    raw.once('close', stop);
+    raw.once('error', stop);
   }
 
   onModuleDestroy(): void {
