@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueRedisPrefix } from '../../../test/support/redis';
 import { get, KeyTable, startGuardApp, TEST_REDIS_URL, waitUntil, type GuardApp } from './guard-app.test-util';
 import type { FailMode, KeyRecord } from './key-record';
-import { USAGE_METER_PREFIX } from './key-verifier';
+import { KeyVerifier, USAGE_METER_PREFIX } from './key-verifier';
 import { TcpProxy } from './tcp-proxy.test-util';
 
 function rec(id: string, failMode: FailMode, limit = 3): KeyRecord {
@@ -176,4 +176,37 @@ describe('Redis outages, really cut through a TCP proxy', () => {
     expect(res.headers.get('ratelimit-policy')).toBeNull();
     expect(res.headers.get('ratelimit')).toBeNull();
   });
+});
+
+describe('the invalidation connection across a flapping link', () => {
+  it('closing while a reconnect\'s SUBSCRIBE is unanswered leaves no unhandled rejection (one would end the process)', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      for (let round = 0; round < 3; round++) {
+        const proxy = await TcpProxy.start(TEST_REDIS_URL);
+        const verifier = new KeyVerifier({ redis: proxy.url, prefix: uniqueRedisPrefix('nest-guard-flap'), lookup: async () => null });
+        try {
+          await verifier.start();
+          await waitUntil(() => verifier.health().invalidation === 'live', 3000);
+          // Cut the link and bring it back; the moment the subscriber is ready again (its SUBSCRIBE
+          // just sent), cut it once more and shut down: the unanswered SUBSCRIBE is then rejected.
+          const connection = (verifier as unknown as { subscriber: { connection: Redis } }).subscriber.connection;
+          await proxy.cut();
+          const ready = new Promise<void>((resolve) => connection.once('ready', () => resolve()));
+          await proxy.restore();
+          await ready;
+          await proxy.cut();
+        } finally {
+          await verifier.close();
+          await proxy.cut();
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  }, 60_000);
 });

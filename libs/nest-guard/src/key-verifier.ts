@@ -219,7 +219,10 @@ export class KeyVerifier {
       throw new TypeError('KeyVerifier needs `redis` (a connection or URL) or a `store`');
     }
     if (this.client !== undefined && opts.liveInvalidation !== false) {
-      const connection = this.client.duplicate();
+      // No ioredis auto-resubscribe: InvalidationSubscriber subscribes again on every `ready` itself,
+      // and ioredis' own SUBSCRIBE after a reconnect has no rejection handler, so a connection lost
+      // again before its reply was an unhandled rejection (which ends a Node process by default).
+      const connection = this.client.duplicate({ autoResubscribe: false });
       connection.on('error', () => undefined);
       this.subscriber = new InvalidationSubscriber(connection, invalidationChannel(this.prefix), {
         // Our own broadcasts were applied here when sent: their echo would only drop the cache again.

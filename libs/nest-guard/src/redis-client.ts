@@ -14,7 +14,7 @@ export interface GuardRedisClient extends RedisScriptClient {
   ping(): Promise<unknown>;
   publish(channel: string, message: string): Promise<number>;
   subscribe(channel: string): Promise<unknown>;
-  duplicate(): GuardRedisClient;
+  duplicate(override?: { autoResubscribe?: boolean }): GuardRedisClient;
   on(event: string, listener: EventListener): unknown;
   removeListener(event: string, listener: EventListener): unknown;
   quit(): Promise<unknown>;
