@@ -89,24 +89,33 @@ describe('npm run db:migrate', () => {
     expect(second.stdout).toContain('No pending migrations');
   }, 90_000);
 
-  it('api_key_activity moves every ApiKey.lastUsedAt into ApiKeyActivity: none is lost', async () => {
-    // The migrations before it, applied as `migrate deploy` would, on a database holding keys.
+  /**
+   * A fresh database with every migration before the one ending in `suffix` applied, as `migrate
+   * deploy` would; `applyTarget()` then applies that one (on the same connection, to check it).
+   */
+  async function migratedUpTo(suffix: string): Promise<{ client: Client; applyTarget: () => Promise<unknown> }> {
     const db = await createEmptyDatabase();
     databases.push(db);
     const migrations = readdirSync(path.join(ROOT, 'prisma/migrations')).filter((name) => /^\d+_/.test(name)).sort();
-    const target = migrations.findIndex((name) => name.endsWith('_api_key_activity'));
+    const target = migrations.findIndex((name) => name.endsWith(suffix));
     expect(target).toBeGreaterThan(0);
     const apply = (client: Client, name: string) => client.query(readFileSync(path.join(ROOT, 'prisma/migrations', name, 'migration.sql'), 'utf8'));
     const client = new Client({ connectionString: db.url });
     await client.connect();
+    for (const name of migrations.slice(0, target)) await apply(client, name);
+    return { client, applyTarget: () => apply(client, migrations[target]) };
+  }
+
+  it('api_key_activity moves every ApiKey.lastUsedAt into ApiKeyActivity: none is lost', async () => {
+    // The migrations before it, applied as `migrate deploy` would, on a database holding keys.
+    const { client, applyTarget } = await migratedUpTo('_api_key_activity');
     try {
-      for (const name of migrations.slice(0, target)) await apply(client, name);
       await client.query(`INSERT INTO "Plan" (id, name, "updatedAt") VALUES ('plan_m', 'm', now())`);
       await client.query(
         `INSERT INTO "ApiKey" (id, hash, start, prefix, name, "planId", "updatedAt", "lastUsedAt")
          VALUES ('key_used', 'h1', 'tg_a', 'tg', 'used', 'plan_m', now(), '2026-11-30 12:34:00'), ('key_never', 'h2', 'tg_b', 'tg', 'never', 'plan_m', now(), NULL)`,
       );
-      await apply(client, migrations[target]);
+      await applyTarget();
       const { rows } = await client.query<{ keyId: string; lastUsedAt: Date }>(`SELECT "keyId", "lastUsedAt" FROM "ApiKeyActivity" ORDER BY 1`);
       expect(rows).toEqual([{ keyId: 'key_used', lastUsedAt: new Date('2026-11-30T12:34:00.000Z') }]);
       const columns = await client.query(`SELECT 1 FROM information_schema.columns WHERE table_name = 'ApiKey' AND column_name = 'lastUsedAt'`);
@@ -117,23 +126,16 @@ describe('npm run db:migrate', () => {
       await client.end();
     }
   }, 60_000);
+
   it('key_counter_id gives every rotated key the first key of its rotation line', async () => {
-    const db = await createEmptyDatabase();
-    databases.push(db);
-    const migrations = readdirSync(path.join(ROOT, 'prisma/migrations')).filter((name) => /^\d+_/.test(name)).sort();
-    const target = migrations.findIndex((name) => name.endsWith('_key_counter_id'));
-    expect(target).toBeGreaterThan(0);
-    const apply = (client: Client, name: string) => client.query(readFileSync(path.join(ROOT, 'prisma/migrations', name, 'migration.sql'), 'utf8'));
-    const client = new Client({ connectionString: db.url });
-    await client.connect();
+    const { client, applyTarget } = await migratedUpTo('_key_counter_id');
     try {
-      for (const name of migrations.slice(0, target)) await apply(client, name);
       await client.query(`INSERT INTO "Plan" (id, name, "updatedAt") VALUES ('plan_c', 'c', now())`);
       // a -> b -> c is one rotation line; d stands alone.
       for (const [id, from] of [['key_a', null], ['key_b', 'key_a'], ['key_c', 'key_b'], ['key_d', null]]) {
         await client.query(`INSERT INTO "ApiKey" (id, hash, start, prefix, name, "planId", "updatedAt", "rotatedFromId") VALUES ($1, $1, 'tg_x', 'tg', $1, 'plan_c', now(), $2)`, [id, from]);
       }
-      await apply(client, migrations[target]);
+      await applyTarget();
       const { rows } = await client.query<{ id: string; counterId: string | null }>(`SELECT id, "counterId" FROM "ApiKey" ORDER BY id`);
       expect(rows).toEqual([
         { id: 'key_a', counterId: null },
@@ -147,16 +149,8 @@ describe('npm run db:migrate', () => {
   }, 60_000);
 
   it('usage_rollup_partitions moves every rollup row into its granularity\'s partition: none is lost', async () => {
-    const db = await createEmptyDatabase();
-    databases.push(db);
-    const migrations = readdirSync(path.join(ROOT, 'prisma/migrations')).filter((name) => /^\d+_/.test(name)).sort();
-    const target = migrations.findIndex((name) => name.endsWith('_usage_rollup_partitions'));
-    expect(target).toBeGreaterThan(0);
-    const apply = (client: Client, name: string) => client.query(readFileSync(path.join(ROOT, 'prisma/migrations', name, 'migration.sql'), 'utf8'));
-    const client = new Client({ connectionString: db.url });
-    await client.connect();
+    const { client, applyTarget } = await migratedUpTo('_usage_rollup_partitions');
     try {
-      for (const name of migrations.slice(0, target)) await apply(client, name);
       const columns = `"keyId", "ownerId", "planId", granularity::text, "bucketStart", valid::int, "rateLimited"::int, "quotaExceeded"::int, invalid::int`;
       await client.query(
         `INSERT INTO "UsageRollup" ("keyId", "ownerId", "planId", granularity, "bucketStart", valid, "rateLimited", "quotaExceeded", invalid)
@@ -165,7 +159,7 @@ describe('npm run db:migrate', () => {
       );
       const before = (await client.query(`SELECT ${columns} FROM "UsageRollup" ORDER BY 1, 4, 5`)).rows;
       expect(before).toHaveLength(900);
-      await apply(client, migrations[target]);
+      await applyTarget();
       expect((await client.query(`SELECT ${columns} FROM "UsageRollup" ORDER BY 1, 4, 5`)).rows).toEqual(before);
       // Each row sits in its own granularity's partition; hour and day leave room for HOT updates.
       const parts = await client.query<{ part: string; granularity: string; rows: number; reloptions: string[] | null }>(
