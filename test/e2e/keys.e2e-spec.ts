@@ -81,6 +81,8 @@ describe('/v1/keys', () => {
 
     expect((await h.call('GET', '/v1/keys?limit=0')).body.errors[0].path).toBe('query.limit');
     expect((await h.call('GET', '/v1/keys?limit=101')).status).toBe(400);
+    // Number() would read these as 16, 10 and 0: only plain decimal digits are a page size.
+    for (const limit of ['0x10', '1e1', '']) expect((await h.call('GET', `/v1/keys?limit=${limit}`)).body.errors?.[0]?.path, limit).toBe('query.limit');
     const badCursor = await h.call('GET', '/v1/keys?cursor=garbage');
     expect(badCursor.body.errors[0].path).toBe('query.cursor');
     expect(badCursor.body.detail).toBe('Invalid request: query.cursor is not a cursor this API returned');

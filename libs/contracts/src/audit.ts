@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { queryInt } from './query';
 
 export const AuditQuerySchema = z.strictObject({
   targetId: z.string().min(1).max(64).optional(),
   cursor: z.string().min(1).max(256).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(50),
+  limit: queryInt(1, 100, 50),
 });
 
 export const AuditEntrySchema = z.object({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { queryInt } from './query';
 import { LimitInputSchema, LimitListSchema } from './limits';
 
 export const KEY_PREFIX_PATTERN = /^[a-z0-9]{1,8}$/;
@@ -43,7 +44,7 @@ export const ListKeysQuerySchema = z.strictObject({
   q: z.string().min(1).max(128).optional(),
   enabled: z.enum(['true', 'false']).transform((value) => value === 'true').optional(),
   cursor: z.string().min(1).max(256).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: queryInt(1, 100, 20),
 });
 
 export const KeySchema = z.object({

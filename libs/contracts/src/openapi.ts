@@ -6,6 +6,7 @@ import { HealthSchema } from './health';
 import { KeyInputSchema, KeyPatchSchema, KeySchema, KeyWithSecretSchema, ListKeysQuerySchema, RotateKeyInputSchema, VerificationSchema, VerifyInputSchema } from './keys';
 import { PlanInputSchema, PlanPatchSchema, PlanSchema } from './plans';
 import { UsageQuerySchema, UsageSeriesSchema, UsageStreamQuerySchema, UsageTopQuerySchema, UsageTopSchema } from './usage';
+import { QUERY_INT_DOCS } from './query';
 import { WebhookCreatedSchema, WebhookDeliverySchema, WebhookInputSchema, WebhookSchema } from './webhooks';
 
 type Method = 'get' | 'post' | 'patch' | 'delete';
@@ -63,7 +64,16 @@ export const ROUTES: RouteSpec[] = [
 ];
 
 function schemaOf(schema: z.ZodType, io: 'input' | 'output') {
-  return z.toJSONSchema(schema, { io, unrepresentable: 'any' });
+  return z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    override: ({ zodSchema, jsonSchema }) => {
+      const integer = QUERY_INT_DOCS.get(zodSchema);
+      if (!integer) return;
+      for (const field of Object.keys(jsonSchema)) if (field !== '$schema') delete jsonSchema[field];
+      Object.assign(jsonSchema, integer);
+    },
+  });
 }
 
 /** Builds the OpenAPI 3.1 document from the same zod schemas the API validates with. */

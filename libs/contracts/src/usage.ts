@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { queryInt } from './query';
 
 /** The four outcomes every decision is metered as. */
 export const USAGE_OUTCOMES = ['valid', 'rateLimited', 'quotaExceeded', 'invalid'] as const;
@@ -65,7 +66,7 @@ export const UsageTopQuerySchema = z
   .strictObject({
     from: InstantSchema.optional(),
     to: InstantSchema.optional(),
-    limit: z.coerce.number().int().min(1).max(100).default(10),
+    limit: queryInt(1, 100, 10),
   })
   .superRefine(orderedRange);
 export type UsageTopQuery = z.input<typeof UsageTopQuerySchema>;
