@@ -59,6 +59,18 @@ describe('/v1/plans', () => {
     const malformed = await http(`${h.api.url}/v1/plans`, { method: 'POST', token: h.rootKey, headers: { 'content-type': 'application/json' }, body: '{"name": ' });
     expect(malformed.status).toBe(400);
     expect(malformed.body).toMatchObject({ code: 'MALFORMED_JSON', errors: [{ path: '(body)' }] });
+    // Where the JSON breaks, as JSON.parse words it.
+    expect(malformed.body.errors[0].message).toMatch(/^Body is not valid JSON: .*JSON/);
+    // Keys that could rewrite a prototype are refused by name and path: valid JSON, not malformed.
+    const raw = (path: string, body: string) => http(`${h.api.url}${path}`, { method: 'POST', token: h.rootKey, headers: { 'content-type': 'application/json' }, body });
+    const proto = await raw('/v1/plans', '{"name":"p","limits":[],"__proto__":{"polluted":true}}');
+    expect(proto.status).toBe(400);
+    expect(proto.body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ path: '__proto__', message: 'is not accepted as a field name' }] });
+    const ctor = await raw('/v1/keys', '{"name":"k","planId":"plan_x","meta":{"a":[{"constructor":{"prototype":{"x":1}}}]}}');
+    expect(ctor.status).toBe(400);
+    expect(ctor.body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ path: 'meta.a.0.constructor.prototype' }] });
+    expect(ctor.body.detail).toContain('meta.a.0.constructor.prototype');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     const big = await http(`${h.api.url}/v1/plans`, { method: 'POST', token: h.rootKey, json: { name: 'big', description: 'x'.repeat(70 * 1024) } });
     expect(big.status).toBe(413);
     expect(big.body).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });

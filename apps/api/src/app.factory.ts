@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { AppModule } from './app.module';
 import type { Env } from './config/env';
 import { ApiError } from './http/api-error';
+import { jsonSyntaxError, prototypeKeyPath } from './http/input-text';
 import { ProblemFilter, sendProblem } from './http/problem.filter';
 import { createLogger, PinoNestLogger } from './infra/logger';
 
@@ -59,13 +60,21 @@ export async function createApp(env: Env, options: CreateAppOptions = {}): Promi
   fastify.removeContentTypeParser('text/plain');
   // Many clients send `content-type: application/json` on every request, also a DELETE or a rotate
   // without a body: an empty body is no body, not malformed JSON. Anything else is parsed as before
-  // (Fastify's own parser, which refuses __proto__ and constructor keys).
+  // (Fastify's own parser, which refuses __proto__ and constructor.prototype keys).
   const defaultJson = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
-    return defaultJson(request, text, done);
+    return defaultJson(request, text, (error, body) => {
+      if (!error) return done(null, body);
+      // Fastify's parser refuses without saying why. Say it: which key was refused, or where the
+      // JSON breaks.
+      const refusedKey = prototypeKeyPath(text);
+      if (refusedKey) return done(ApiError.validation([{ path: refusedKey, message: 'is not accepted as a field name' }]), undefined);
+      const syntax = jsonSyntaxError(text);
+      done(syntax ? Object.assign(error, { message: `Body is not valid JSON: ${syntax}` }) : error, undefined);
+    });
   });
   app.useGlobalFilters(new ProblemFilter());
   app.enableShutdownHooks();

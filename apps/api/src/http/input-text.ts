@@ -45,3 +45,43 @@ function pathText(root: string, path: readonly string[]): string {
   if (!root) return rest || '(body)';
   return rest ? `${root}.${rest}` : root;
 }
+
+/**
+ * Where a JSON text holds a key that could rewrite an object's prototype once the body is copied
+ * (`__proto__`, or `constructor` holding `prototype`), the keys Fastify's parser refuses: the path
+ * of the first such key, or null when there is none (or the text is not JSON at all). JSON.parse
+ * itself is safe here: it defines `__proto__` as a plain own key. Iterative, like unstorableInput.
+ */
+export function prototypeKeyPath(text: string): string | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const stack: { value: unknown; path: string[] }[] = [{ value: parsed, path: [] }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    if (Array.isArray(value)) {
+      value.forEach((item, i) => stack.push({ value: item, path: [...path, String(i)] }));
+      continue;
+    }
+    for (const [key, item] of Object.entries(value)) {
+      if (key === '__proto__') return pathText('', [...path, key]);
+      if (key === 'constructor' && item !== null && typeof item === 'object' && Object.hasOwn(item, 'prototype')) return pathText('', [...path, key, 'prototype']);
+      stack.push({ value: item, path: [...path, key] });
+    }
+  }
+  return null;
+}
+
+/** Why a JSON text does not parse, as JSON.parse words it (with the position), or null if it does. */
+export function jsonSyntaxError(text: string): string | null {
+  try {
+    JSON.parse(text);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
