@@ -108,6 +108,16 @@ describe('/v1/plans', () => {
     const longId = await h.call('GET', `/v1/plans/${'p'.repeat(150)}`);
     expect(longId.status).toBe(404);
     expect(longId.body).toMatchObject({ code: 'NOT_FOUND', requestId: expect.any(String) });
+    // A path that exists under other methods is a 405 saying which, not a 404 ("no such plan").
+    const put = await h.call('PUT', '/v1/plans/plan_x', { name: 'x' });
+    expect(put.status).toBe(405);
+    expect(put.headers.get('allow')).toBe('DELETE, GET, HEAD, PATCH');
+    expect(put.body).toMatchObject({ code: 'METHOD_NOT_ALLOWED', title: 'Method Not Allowed', detail: expect.stringContaining('DELETE, GET, HEAD, PATCH') });
+    const getRotate = await h.call('GET', '/v1/keys/key_x/rotate');
+    expect(getRotate.status).toBe(405);
+    expect(getRotate.headers.get('allow')).toBe('POST');
+    expect((await h.call('GET', '/v1/nothing-here')).status).toBe(404);
+    expect((await h.call('DELETE', '/v1/nothing-here')).status).toBe(404);
     // An empty body with a JSON content type is no body (clients that always send the header).
     const emptyBodied = await h.call('POST', '/v1/plans', { name: 'deleted-with-header', limits: [] });
     const deleted = await http(`${h.api.url}/v1/plans/${emptyBodied.body.id}`, { method: 'DELETE', token: h.rootKey, headers: { 'content-type': 'application/json' }, body: '' });

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module';
 import type { Env } from './config/env';
+import { AllowedMethods } from './http/allowed-methods';
 import { ApiError } from './http/api-error';
 import { jsonSyntaxError, prototypeKeyPath } from './http/input-text';
 import { ProblemFilter, sendProblem } from './http/problem.filter';
@@ -76,7 +77,10 @@ export async function createApp(env: Env, options: CreateAppOptions = {}): Promi
       done(syntax ? Object.assign(error, { message: `Body is not valid JSON: ${syntax}` }) : error, undefined);
     });
   });
-  app.useGlobalFilters(new ProblemFilter());
+  // Collected as Nest registers its routes (at init, after this): the filter answers 405 from it.
+  const allowedMethods = new AllowedMethods();
+  fastify.addHook('onRoute', (route) => allowedMethods.add(route.method, route.url));
+  app.useGlobalFilters(new ProblemFilter(allowedMethods));
   app.enableShutdownHooks();
   return app;
 }

@@ -1,7 +1,8 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, NotFoundException } from '@nestjs/common';
 import { PROBLEM_CONTENT_TYPE, problemDocument as problem, type ErrorCode } from '@tollgate/contracts';
 import { GuardRejection } from '@tollgate/nest-guard';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AllowedMethods } from './allowed-methods';
 import { ApiError } from './api-error';
 import { unreachableStore } from './unreachable-store';
 
@@ -16,7 +17,7 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   401: 'UNAUTHORIZED',
   403: 'FORBIDDEN',
   404: 'NOT_FOUND',
-  405: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
   409: 'CONFLICT',
   413: 'PAYLOAD_TOO_LARGE',
   415: 'UNSUPPORTED_MEDIA_TYPE',
@@ -74,11 +75,23 @@ function bodyProblem(status: number, message: string, requestId: string) {
 
 @Catch()
 export class ProblemFilter implements ExceptionFilter {
+  /** @param allowedMethods the routes' methods: a path known under other methods answers 405. */
+  constructor(private readonly allowedMethods?: AllowedMethods) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const context = host.switchToHttp();
     const request = context.getRequest<FastifyRequest>();
     const reply = context.getResponse<FastifyReply>();
-    sendProblem(exception, request, reply);
+    sendProblem(this.methodNotAllowed(exception, request) ?? exception, request, reply);
+  }
+
+  /** The router's 404 for a path that other methods do answer: a 405 saying which. */
+  private methodNotAllowed(exception: unknown, request: FastifyRequest): ApiError | undefined {
+    if (!this.allowedMethods || !request.is404 || !(exception instanceof NotFoundException)) return undefined;
+    const allowed = this.allowedMethods.for(request.url);
+    if (allowed.length === 0 || allowed.includes(request.method)) return undefined;
+    const list = allowed.join(', ');
+    return new ApiError(405, 'METHOD_NOT_ALLOWED', `${request.method} is not supported here; this path answers ${list}.`, undefined, { allow: list });
   }
 }
 
