@@ -123,13 +123,26 @@ describe('/v1/keys', () => {
     expect((await h.call('POST', '/v1/keys/verify', { key: rotated.body.key })).body.valid).toBe(true);
 
     expect((await h.call('POST', `/v1/keys/${created.body.id}/rotate`, {})).status).toBe(409);
+    // The grace period bounds the old key: a later or no expiry would change nothing, so it is refused.
+    for (const expiresAt of [null, new Date(Date.now() + 86_400_000).toISOString()]) {
+      const moot = await h.call('PATCH', `/v1/keys/${created.body.id}`, { expiresAt });
+      expect(moot.status).toBe(409);
+      expect(moot.body.errors).toEqual([{ path: 'expiresAt', message: expect.stringContaining('grace period') }]);
+    }
+    // Bringing a grace period to an early end is what such a PATCH is for.
+    const inGrace = await h.call('POST', `/v1/keys/${rotated.body.id}/rotate`, { gracePeriodMs: 3_600_000 });
+    secrets.push(inGrace.body.key);
+    const earlier = new Date(Date.now() + 60_000).toISOString();
+    const shortened = await h.call('PATCH', `/v1/keys/${rotated.body.id}`, { expiresAt: earlier });
+    expect(shortened.status).toBe(200);
+    expect(shortened.body.expiresAt).toBe(earlier);
 
     // The successor keeps the prefix the key was issued with (8 characters: `start` has no `_`).
     const prefixed = await h.call('POST', '/v1/keys', { name: 'prefixed', planId, prefix: 'abcd1234' });
     const successor = await h.call('POST', `/v1/keys/${prefixed.body.id}/rotate`, {});
     secrets.push(prefixed.body.key, successor.body.key);
     expect(successor.body.key).toMatch(/^abcd1234_/);
-    expect((await h.call('POST', `/v1/keys/${rotated.body.id}/rotate`, { gracePeriodMs: 2_592_000_001 })).body.errors[0].path).toBe('gracePeriodMs');
+    expect((await h.call('POST', `/v1/keys/${inGrace.body.id}/rotate`, { gracePeriodMs: 2_592_000_001 })).body.errors[0].path).toBe('gracePeriodMs');
     expect((await h.call('POST', '/v1/keys/key_missing/rotate', {})).status).toBe(404);
   });
 

@@ -166,6 +166,29 @@ describe('/v1/plans', () => {
     expect((await h.call('DELETE', `/v1/plans/${plan.body.id}`)).status).toBe(404);
   });
 
+  it('the old key of a finished rotation does not hold its plan: it is revoked with it', async () => {
+    const plan = await h.call('POST', '/v1/plans', { name: 'rotated-away', limits: [burstLimit] });
+    const old = await h.call('POST', '/v1/keys', { name: 'old', planId: plan.body.id });
+    const inGrace = await h.call('POST', '/v1/keys', { name: 'in-grace', planId: plan.body.id });
+    const successor = await h.call('POST', `/v1/keys/${old.body.id}/rotate`, { gracePeriodMs: 0 });
+    const graceSuccessor = await h.call('POST', `/v1/keys/${inGrace.body.id}/rotate`, { gracePeriodMs: 3_600_000 });
+    // The old key, past its grace, no longer counts; the other, still verifying in its grace, does.
+    expect((await h.call('GET', `/v1/plans/${plan.body.id}`)).body.keyCount).toBe(3);
+    expect((await h.call('DELETE', `/v1/keys/${successor.body.id}`)).status).toBe(204);
+    expect((await h.call('DELETE', `/v1/keys/${graceSuccessor.body.id}`)).status).toBe(204);
+    const refused = await h.call('DELETE', `/v1/plans/${plan.body.id}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toContain('used by 1 key;');
+    expect((await h.call('DELETE', `/v1/keys/${inGrace.body.id}`)).status).toBe(204);
+    expect((await h.call('GET', `/v1/plans/${plan.body.id}`)).body.keyCount).toBe(0);
+    expect((await h.call('DELETE', `/v1/plans/${plan.body.id}`)).status).toBe(204);
+    // It went with its plan, on the record: no key is left on a plan that does not exist.
+    expect((await h.call('GET', `/v1/keys/${old.body.id}`)).status).toBe(404);
+    expect((await h.call('POST', '/v1/keys/verify', { key: old.body.key })).body.code).toBe('NOT_FOUND');
+    const audit = await h.call('GET', `/v1/audit?targetId=${old.body.id}`);
+    expect(audit.body.items[0]).toMatchObject({ action: 'key.revoke', after: { reason: expect.stringContaining('grace period had ended') } });
+  });
+
   it('answers 401 without a credential and with a wrong root key', async () => {
     expect((await http(`${h.api.url}/v1/plans`)).status).toBe(401);
     const wrong = await http(`${h.api.url}/v1/plans`, { token: 'tgr_notARealKey' });

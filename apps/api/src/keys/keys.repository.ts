@@ -120,6 +120,7 @@ export class KeysRepository {
       return await this.prisma.$transaction(async (tx) => {
         const before = await tx.apiKey.findFirst({ where: { id, deletedAt: null }, include: KEY_INCLUDE });
         if (!before) throw ApiError.notFound('Key');
+        refuseExpiryPastGrace(before, change.expiresAt);
         const row = await tx.apiKey.update({
           where: { id },
           data: {
@@ -217,4 +218,18 @@ export class KeysRepository {
  */
 export function likeLiteral(text: string): string {
   return text.replace(/[\\%_]/g, '\\$&');
+}
+
+/**
+ * The old key of a rotation stops verifying when its grace period ends, whatever its expiresAt
+ * (effectiveExpiry): a later or no expiry would be accepted and change nothing, so it is refused.
+ * An earlier one ends the grace early, which is what such a PATCH is for.
+ */
+function refuseExpiryPastGrace(key: { graceEndsAt: Date | null }, expiresAt: Date | null | undefined): void {
+  if (expiresAt === undefined || !key.graceEndsAt) return;
+  if (expiresAt !== null && expiresAt <= key.graceEndsAt) return;
+  const graceEnds = key.graceEndsAt.toISOString();
+  throw ApiError.conflict(`This key was rotated: it stops verifying when its grace period ends at ${graceEnds}. Its expiry can only be brought forward.`, [
+    { path: 'expiresAt', message: `must not be later than ${graceEnds}, when the rotation's grace period ends` },
+  ]);
 }

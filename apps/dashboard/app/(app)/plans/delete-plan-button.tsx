@@ -26,8 +26,8 @@ export function DeletePlanButton({ planId, planName, keyCount, afterDelete }: { 
       <ConfirmDialog open={open} title={`Delete plan “${planName}”?`} confirmLabel="Delete plan" onConfirm={remove} onClose={() => setOpen(false)}>
         <p style={{ margin: 0 }}>
           {keyCount > 0
-            ? `${formatNumber(keyCount)} ${keyCount === 1 ? 'key uses' : 'keys use'} this plan (expired ones included, such as the old key of a rotation): it cannot be deleted until each is revoked, or moved to another plan through the API (PATCH /v1/keys/:id with a planId).`
-            : 'No key uses this plan. Deleting it cannot be undone.'}
+            ? `${formatNumber(keyCount)} ${keyCount === 1 ? 'key uses' : 'keys use'} this plan (expired ones included; the old key of a rotation counts until its grace period ends): it cannot be deleted until each is revoked, or moved to another plan through the API (PATCH /v1/keys/:id with a planId).`
+            : 'No key uses this plan. Deleting it cannot be undone; the old keys of finished rotations still on it are revoked with it.'}
         </p>
       </ConfirmDialog>
     </>
