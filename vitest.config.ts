@@ -25,7 +25,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'unit',
-          include: ['libs/*/src/**/*.spec.ts', 'apps/api/src/**/*.spec.ts', 'scripts/**/*.spec.ts'],
+          include: ['libs/*/src/**/*.spec.ts', 'apps/api/src/**/*.spec.ts', 'apps/dashboard/lib/**/*.spec.ts', 'scripts/**/*.spec.ts'],
         },
       },
       {

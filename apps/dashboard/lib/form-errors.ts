@@ -1,5 +1,6 @@
 /** Field errors by the API's dotted paths (`name`, `limits.0.windowMs`), for showing next to inputs. */
 import type { FieldError } from '@tollgate/contracts';
+import { restatesFields, type ProblemInfo } from './problem';
 
 export type ErrorFor = (path: string) => string | undefined;
 
@@ -20,4 +21,14 @@ export const LIMIT_FIELD_PATH = /^limits\.\d+\.(name|algorithm|limit|windowMs|bu
 /** A predicate for `unplacedErrors`: exact field names, plus the limits editor's paths. */
 export function placedIn(fields: readonly string[], withLimits = true): (path: string) => boolean {
   return (path) => fields.includes(path) || (withLimits && LIMIT_FIELD_PATH.test(path));
+}
+
+/**
+ * The alert under a form: the field errors no input shows, and no detail that repeats the ones the
+ * inputs do show (a 400's detail lists every field error, so each would read twice).
+ */
+export function formProblem(problem: ProblemInfo, placed: (path: string) => boolean): ProblemInfo {
+  const errors = unplacedErrors(problem.errors, placed);
+  if (!restatesFields(problem) || errors.length === problem.errors.length) return { ...problem, errors };
+  return { ...problem, detail: errors.length ? 'Check the highlighted fields, and:' : 'Check the highlighted fields.', errors };
 }

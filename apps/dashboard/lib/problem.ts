@@ -21,3 +21,8 @@ export function toProblemInfo(err: unknown): ProblemInfo {
 export function validationProblem(errors: { path: string; message: string }[], detail = 'Check the highlighted fields.'): ProblemInfo {
   return { status: 400, code: 'VALIDATION_FAILED', title: 'Invalid', detail, errors };
 }
+
+/** Whether a problem's detail only repeats its field errors, as a 400's does (`Invalid body: name must ...; ...`). */
+export function restatesFields(problem: ProblemInfo): boolean {
+  return problem.errors.length > 0 && problem.errors.every((error) => problem.detail.includes(`${error.path} ${error.message}`));
+}

@@ -6,7 +6,7 @@ import { describedBy, FormField } from '@/components/form-field';
 import { LimitsEditor } from '@/components/limits-editor';
 import { ProblemAlert } from '@/components/problem-alert';
 import { api } from '@/lib/api-client';
-import { errorLookup, placedIn, unplacedErrors } from '@/lib/form-errors';
+import { errorLookup, formProblem, placedIn } from '@/lib/form-errors';
 import { checkDrafts, fromDraft, type LimitDraft } from '@/lib/limit-draft';
 import { validationProblem } from '@/lib/problem';
 import { useApiAction } from '@/lib/use-api-action';
@@ -42,7 +42,7 @@ export function CreateKeyForm({ plans, onCreated, onCancel }: { plans: Plan[]; o
 
   return (
     <form className="form" onSubmit={submit} noValidate={false}>
-      {problem && <ProblemAlert problem={{ ...problem, errors: unplacedErrors(problem.errors, PLACED) }} />}
+      {problem && <ProblemAlert problem={formProblem(problem, PLACED)} />}
       <div className="form-grid">
         <FormField id="key-name" label="Name" error={errorFor('name')}>
           <input id="key-name" name="name" className="input" required maxLength={128} placeholder="e.g. Acme production" {...describedBy('key-name', errorFor('name'))} />

@@ -8,7 +8,7 @@ import { LimitsEditor } from '@/components/limits-editor';
 import { ProblemAlert } from '@/components/problem-alert';
 import { api } from '@/lib/api-client';
 import { formatNumber } from '@/lib/format';
-import { errorLookup, placedIn, unplacedErrors } from '@/lib/form-errors';
+import { errorLookup, formProblem, placedIn } from '@/lib/form-errors';
 import { checkDrafts, fromDraft, toDraft, type LimitDraft } from '@/lib/limit-draft';
 import { validationProblem } from '@/lib/problem';
 import { useApiAction } from '@/lib/use-api-action';
@@ -87,7 +87,7 @@ export function PlanForm({ plan }: { plan?: Plan }) {
         <LimitsEditor drafts={limits} onChange={setLimits} errorFor={errorFor} idPrefix="plan-limit" emptyText="No rate limits: only the quota (if any) applies." />
       </fieldset>
       <QuotaFields value={quota} onChange={setQuota} errorFor={errorFor} />
-      {problem && <ProblemAlert problem={{ ...problem, errors: unplacedErrors(problem.errors, PLACED) }} />}
+      {problem && <ProblemAlert problem={formProblem(problem, PLACED)} />}
       {saved && (
         <p className="alert alert--success" role="status">
           Saved. Keys on this plan use the new limits within a second.

@@ -5,7 +5,7 @@ import { useState, type FormEvent } from 'react';
 import { describedBy, FormField } from '@/components/form-field';
 import { ProblemAlert } from '@/components/problem-alert';
 import { api } from '@/lib/api-client';
-import { errorLookup, placedIn, unplacedErrors } from '@/lib/form-errors';
+import { errorLookup, formProblem, placedIn } from '@/lib/form-errors';
 import { validationProblem } from '@/lib/problem';
 import { useApiAction } from '@/lib/use-api-action';
 import { EVENT_LABELS, parseThresholds } from '@/lib/webhooks';
@@ -50,7 +50,7 @@ export function CreateWebhookForm({ onCreated, onCancel }: { onCreated: (webhook
 
   return (
     <form className="form" onSubmit={submit}>
-      {problem && <ProblemAlert problem={{ ...problem, errors: unplacedErrors(problem.errors, (p) => PLACED(p) || p.startsWith('thresholds.') || p.startsWith('events.')) }} />}
+      {problem && <ProblemAlert problem={formProblem(problem, (p) => PLACED(p) || p.startsWith('thresholds.') || p.startsWith('events.'))} />}
       <FormField id="webhook-url" label="Endpoint URL" error={errorFor('url')} hint="Tollgate POSTs signed JSON events here.">
         <input
           id="webhook-url"

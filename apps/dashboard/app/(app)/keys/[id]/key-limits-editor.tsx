@@ -7,7 +7,7 @@ import { LimitsEditor } from '@/components/limits-editor';
 import { ProblemAlert } from '@/components/problem-alert';
 import { api } from '@/lib/api-client';
 import { describeLimit } from '@/lib/describe-limit';
-import { errorLookup, placedIn, unplacedErrors } from '@/lib/form-errors';
+import { errorLookup, formProblem, placedIn } from '@/lib/form-errors';
 import { checkDrafts, fromDraft, toDraft, type LimitDraft } from '@/lib/limit-draft';
 import { validationProblem } from '@/lib/problem';
 import { useApiAction } from '@/lib/use-api-action';
@@ -60,7 +60,7 @@ export function KeyLimitsEditor({ keyId, planLimits, overrides }: { keyId: strin
           </button>
         ))}
       />
-      {problem && <ProblemAlert problem={{ ...problem, errors: unplacedErrors(problem.errors, PLACED) }} />}
+      {problem && <ProblemAlert problem={formProblem(problem, PLACED)} />}
       {saved && (
         <div className="alert alert--success" role="status">
           <p className="alert__title">Saved. In effect within a second on every API instance.</p>
