@@ -1,18 +1,22 @@
 'use client';
 
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { formatNumber } from '@/lib/format';
+import { formatDateTime, formatNumber, LOCALE } from '@/lib/format';
 import { OUTCOME_COLORS, OUTCOME_LABELS, OUTCOMES, sumCounts, totalOf, type Granularity, type RangeId, type UsagePoint } from '@/lib/usage';
 
 export type TickStyle = Granularity | 'second';
 
+// UTC, like every other time on the dashboard: usage buckets and quota periods are UTC days and
+// months, so a local-time axis would put a day's bars across two of its ticks.
+const TICK_FORMATS = {
+  second: new Intl.DateTimeFormat(LOCALE, { hour: '2-digit', minute: '2-digit', second: '2-digit', timeZone: 'UTC' }),
+  minute: new Intl.DateTimeFormat(LOCALE, { hour: '2-digit', minute: '2-digit', timeZone: 'UTC' }),
+  withDay: new Intl.DateTimeFormat(LOCALE, { weekday: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'UTC' }),
+};
+
 function tickFormatter(style: TickStyle, spanDays: boolean) {
-  return (ts: string) => {
-    const date = new Date(ts);
-    if (style === 'second') return date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
-    if (style === 'day' || (style === 'hour' && spanDays)) return date.toLocaleString([], { weekday: 'short', hour: '2-digit', minute: '2-digit' });
-    return date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
-  };
+  const format = style === 'second' ? TICK_FORMATS.second : style === 'day' || (style === 'hour' && spanDays) ? TICK_FORMATS.withDay : TICK_FORMATS.minute;
+  return (ts: string) => format.format(new Date(ts));
 }
 
 /**
@@ -42,7 +46,7 @@ export function UsageChart({ points, tickStyle, label, range }: { points: UsageP
           <XAxis dataKey="ts" tickFormatter={format} minTickGap={40} tick={{ fill: 'var(--text-muted)' }} axisLine={{ stroke: 'var(--border)' }} tickLine={false} />
           <YAxis allowDecimals={false} width={48} tickFormatter={(v: number) => formatNumber(v)} tick={{ fill: 'var(--text-muted)' }} axisLine={false} tickLine={false} />
           <Tooltip
-            labelFormatter={(ts) => new Date(String(ts)).toLocaleString()}
+            labelFormatter={(ts) => (tickStyle === 'second' ? `${TICK_FORMATS.second.format(new Date(String(ts)))} UTC` : formatDateTime(String(ts)))}
             formatter={(value, name) => [formatNumber(Number(value)), OUTCOME_LABELS[name as keyof typeof OUTCOME_LABELS] ?? name]}
             contentStyle={{ background: 'var(--surface)', border: '1px solid var(--border)', borderRadius: 6 }}
             cursor={{ fill: 'var(--surface-2)' }}

@@ -1,6 +1,6 @@
 /** Display formatting shared by pages. Locale is fixed so server and client render the same text. */
 
-const LOCALE = 'en-US';
+export const LOCALE = 'en-US';
 const numberFormat = new Intl.NumberFormat(LOCALE);
 const dateTimeFormat = new Intl.DateTimeFormat(LOCALE, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
 
