@@ -155,6 +155,14 @@ describe('dashboard in a browser', () => {
     await page.getByText('No keys match these filters').waitFor();
     await page.locator('#filter-q').fill('acme');
     await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByRole('link', { name: 'Acme production' }).waitFor();
+    // Status is what verification answers now: the new key is enabled, not expired.
+    await page.locator('#filter-status').selectOption('expired');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText('No keys match these filters').waitFor();
+    expect(new URL(page.url()).searchParams.get('status')).toBe('expired');
+    await page.locator('#filter-status').selectOption('enabled');
+    await page.getByRole('button', { name: 'Apply' }).click();
     await page.getByRole('link', { name: 'Acme production' }).click();
     await page.waitForURL(/\/keys\/key_/);
     keyId = new URL(page.url()).pathname.split('/').pop()!;
@@ -173,6 +181,11 @@ describe('dashboard in a browser', () => {
     const before = Number(await chart.getAttribute('data-total'));
     for (let i = 0; i < 20; i++) expect((await verify(secret)).code).toBe('VALID');
     await expect.poll(async () => Number(await chart.getAttribute('data-total')), { timeout: 15_000, interval: 250 }).toBeGreaterThanOrEqual(before + 20);
+    // "Right now": the quota spent so far (21 verifications at least) and each limit's room, read from Redis.
+    const quotaUse = page.getByTestId('key-quota-use');
+    const used = async () => Number(/Quota: ([\d,]+) of 50,000 used/.exec((await quotaUse.textContent()) ?? '')?.[1]?.replace(/,/g, '') ?? -1);
+    await expect.poll(used, { timeout: 15_000, interval: 250 }).toBeGreaterThanOrEqual(21);
+    expect(await page.getByTestId('key-state-burst').textContent()).toMatch(/of 100/);
     await h.screenshot(page, 'key-detail');
 
     // 24h: hour bars over the last day. Never minute-sized data stretched over a day (or the reverse).

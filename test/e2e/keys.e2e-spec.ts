@@ -89,6 +89,43 @@ describe('/v1/keys', () => {
     expect((await h.call('GET', '/v1/keys?color=red')).status).toBe(400);
   });
 
+  it('GET ?status= filters by what verification answers now: expired (expiry or grace passed) before disabled', async () => {
+    const make = async (name: string) => {
+      const res = await h.call('POST', '/v1/keys', { name, planId, ownerId: 'status-owner' });
+      secrets.push(res.body.key);
+      return res.body.id as string;
+    };
+    const enabled = await make('s-enabled');
+    const disabled = await make('s-disabled');
+    await h.call('PATCH', `/v1/keys/${disabled}`, { enabled: false });
+    const rotatedAway = await make('s-rotated');
+    const successor = await h.call('POST', `/v1/keys/${rotatedAway}/rotate`, { gracePeriodMs: 0 });
+    secrets.push(successor.body.key);
+    const disabledRotated = await make('s-disabled-rotated');
+    await h.call('PATCH', `/v1/keys/${disabledRotated}`, { enabled: false });
+    const disabledSuccessor = await h.call('POST', `/v1/keys/${disabledRotated}/rotate`, { gracePeriodMs: 0 });
+    secrets.push(disabledSuccessor.body.key);
+    const ids = async (status: string) => {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: any = await h.call('GET', `/v1/keys?ownerId=status-owner&status=${status}&limit=1${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(page.status).toBe(200);
+        seen.push(...page.body.items.map((key: { id: string }) => key.id));
+        cursor = page.body.nextCursor;
+      } while (cursor);
+      return seen.sort();
+    };
+    expect(await ids('enabled')).toEqual([enabled, successor.body.id].sort());
+    expect(await ids('disabled')).toEqual([disabled, disabledSuccessor.body.id].sort());
+    expect(await ids('expired')).toEqual([rotatedAway, disabledRotated].sort());
+    // `enabled=true` stays the flag alone, expired keys included.
+    expect((await h.call('GET', '/v1/keys?ownerId=status-owner&enabled=true')).body.items).toHaveLength(3);
+    const bad = await h.call('GET', '/v1/keys?status=active');
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0]).toEqual({ path: 'query.status', message: 'must be one of enabled, disabled, expired' });
+  });
+
   it('PATCH changes name, enabled, expiry, meta, plan, owner and overrides; audits before/after', async () => {
     const created = await h.call('POST', '/v1/keys', { name: 'patch me', planId });
     const id = created.body.id;
@@ -144,6 +181,43 @@ describe('/v1/keys', () => {
     expect(successor.body.key).toMatch(/^abcd1234_/);
     expect((await h.call('POST', `/v1/keys/${inGrace.body.id}/rotate`, { gracePeriodMs: 2_592_000_001 })).body.errors[0].path).toBe('gracePeriodMs');
     expect((await h.call('POST', '/v1/keys/key_missing/rotate', {})).status).toBe(404);
+  });
+
+  it('GET /:id/state reads where the limits and quota stand, charging and metering nothing', async () => {
+    const plan = await h.call('POST', '/v1/plans', {
+      name: 'state-plan',
+      limits: [
+        { name: 'hourly', algorithm: 'fixed_window', limit: 5, windowMs: 3_600_000 },
+        { name: 'burst', algorithm: 'token_bucket', limit: 1, windowMs: 3_600_000, burst: 4 },
+      ],
+      quota: { limit: 10, period: 'day' },
+    });
+    const key = await h.call('POST', '/v1/keys', { name: 'inspected', planId: plan.body.id });
+    secrets.push(key.body.key);
+    const state = async () => {
+      const res = await h.call('GET', `/v1/keys/${key.body.id}/state`);
+      expect(res.status).toBe(200);
+      return res.body;
+    };
+    const fresh = await state();
+    expect(fresh).toMatchObject({ keyId: key.body.id, status: 'enabled', limits: [{ name: 'hourly', limit: 5, remaining: 5 }, { name: 'burst', limit: 1, remaining: 4 }], quota: { limit: 10, remaining: 10 } });
+    expect(Date.parse(fresh.at)).toBeGreaterThan(Date.now() - 60_000);
+    for (let i = 0; i < 3; i++) expect((await h.call('POST', '/v1/keys/verify', { key: key.body.key })).body.valid).toBe(true);
+    // Reading twice changes nothing: the state is not a request, and usage (live minute included) counts none.
+    const totals = async () => (await h.call('GET', `/v1/usage?keyId=${key.body.id}`)).body.totals;
+    expect(await totals()).toMatchObject({ valid: 3, invalid: 0 });
+    for (let i = 0; i < 2; i++) {
+      expect(await state()).toMatchObject({ limits: [{ name: 'hourly', remaining: 2 }, { name: 'burst', remaining: 1 }], quota: { remaining: 7 } });
+    }
+    expect(await totals()).toMatchObject({ valid: 3, rateLimited: 0, quotaExceeded: 0, invalid: 0 });
+    const next = (await h.call('POST', '/v1/keys/verify', { key: key.body.key })).body;
+    expect(next).toMatchObject({ valid: true, limits: [{ remaining: 1 }, { remaining: 0 }], quota: { remaining: 6 } });
+    // Spent limits read as 0 remaining; a disabled key's counters are still shown, with its status.
+    await h.call('PATCH', `/v1/keys/${key.body.id}`, { enabled: false });
+    expect(await state()).toMatchObject({ status: 'disabled', limits: [{ remaining: 1 }, { remaining: 0 }], quota: { remaining: 6 } });
+    expect((await h.call('GET', '/v1/keys/key_missing/state')).status).toBe(404);
+    expect((await h.call('DELETE', `/v1/keys/${key.body.id}`)).status).toBe(204);
+    expect((await h.call('GET', `/v1/keys/${key.body.id}/state`)).status).toBe(404);
   });
 
   it('rotation resets no limit and no quota: old and new secrets share one budget, and so does a second rotation', async () => {

@@ -38,11 +38,16 @@ export const RotateKeyInputSchema = z.strictObject({
   gracePeriodMs: z.number().int().min(0).max(MAX_GRACE_PERIOD_MS).optional(),
 });
 
+/** A key's status as the dashboard shows it: `enabled` and `disabled` are keys not yet expired. */
+export const KEY_STATUSES = ['enabled', 'disabled', 'expired'] as const;
+
 export const ListKeysQuerySchema = z.strictObject({
   planId: z.string().min(1).max(64).optional(),
   ownerId: z.string().min(1).max(128).optional(),
   q: z.string().min(1).max(128).optional(),
   enabled: z.enum(['true', 'false']).transform((value) => value === 'true').optional(),
+  /** What verification would answer now: expired (its expiry or rotation grace has passed) before disabled. */
+  status: z.enum(KEY_STATUSES, { message: 'must be one of enabled, disabled, expired' }).optional(),
   cursor: z.string().min(1).max(256).optional(),
   limit: queryInt(1, 100, 20),
 });
@@ -90,3 +95,17 @@ export const VerificationSchema = z.object({
   delayMs: z.number().optional(),
 });
 export type Verification = z.infer<typeof VerificationSchema>;
+
+/**
+ * GET /v1/keys/:id/state: where a key's limits and quota stand right now, read without charging
+ * or metering anything. `limits` as in a Verification, for every limit of the key.
+ */
+export const KeyStateSchema = z.object({
+  keyId: z.string(),
+  status: z.enum(KEY_STATUSES),
+  limits: VerificationSchema.shape.limits,
+  quota: VerificationSchema.shape.quota,
+  /** The store's clock when it was read. */
+  at: z.string(),
+});
+export type KeyState = z.infer<typeof KeyStateSchema>;

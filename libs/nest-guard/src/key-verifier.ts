@@ -407,6 +407,22 @@ export class KeyVerifier {
     }
   }
 
+  /**
+   * A key's limits and quota as they stand, for admins looking at it: one check of cost 0, which
+   * charges nothing, counts no usage and goes to the store whatever the key's status (a disabled
+   * key's counters still run down). Undefined when the store cannot answer (failMode does not
+   * apply: there is no request to admit or refuse).
+   */
+  async inspect(record: KeyRecord): Promise<VerificationResult | undefined> {
+    const compiled = compile(record);
+    const selection = compiled.all;
+    const now = this.clock();
+    const policy = policyFor(selection, compiled, now);
+    if (selection.checks.length === 0 && compiled.quota === undefined) return { valid: true, code: 'VALID', ...compiled.base, limits: [], policy, nowMs: now };
+    const result = await this.checkStore({ limits: selection.checks, cost: 0, quota: compiled.quota });
+    return result === undefined ? undefined : toVerification(result, selection, compiled.base, policy);
+  }
+
   /** The store's answer, or undefined when the store failed, timed out or the breaker is open. */
   private async checkStore(request: CheckRequest): Promise<CheckResult | undefined> {
     if (!this.breaker.tryAcquire()) return undefined;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '@prisma/client';
-import { effectiveLimits, type Key, type Limit } from '@tollgate/contracts';
+import { effectiveLimits, type Key, type KEY_STATUSES, type Limit } from '@tollgate/contracts';
 import type { AuditContext } from '../auth/actor';
 import { writeAudit } from '../audit/audit.repository';
 import { ApiError } from '../http/api-error';
@@ -37,8 +37,18 @@ export interface KeyFilter {
   ownerId?: string;
   q?: string;
   enabled?: boolean;
+  status?: (typeof KEY_STATUSES)[number];
   cursor?: string;
   limit: number;
+}
+
+/** The keys of a status at `now`; a key's expiry is its expiresAt or its rotation's grace end (effectiveExpiry). */
+function statusWhere(status: KeyFilter['status'], now: Date): Prisma.ApiKeyWhereInput[] {
+  if (!status) return [];
+  const expired: Prisma.ApiKeyWhereInput = { OR: [{ expiresAt: { lte: now } }, { graceEndsAt: { lte: now } }] };
+  if (status === 'expired') return [expired];
+  const live: Prisma.ApiKeyWhereInput[] = [{ OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] }, { OR: [{ graceEndsAt: null }, { graceEndsAt: { gt: now } }] }];
+  return [{ enabled: status === 'enabled' }, ...live];
 }
 
 /** What verification needs about a key, read in one query: the key, its plan, the merged limits. */
@@ -103,7 +113,10 @@ export class KeysRepository {
       ...(filter.ownerId ? { ownerId: filter.ownerId } : {}),
       ...(filter.enabled !== undefined ? { enabled: filter.enabled } : {}),
       ...(filter.q ? { OR: [{ name: { contains: likeLiteral(filter.q), mode: 'insensitive' } }, { start: { startsWith: likeLiteral(filter.q) } }, { id: filter.q }, { ownerId: filter.q }] } : {}),
-      ...(after ? { AND: [{ OR: [{ createdAt: { lt: after.at } }, { createdAt: after.at, id: { lt: after.id } }] }] } : {}),
+      AND: [
+        ...statusWhere(filter.status, new Date()),
+        ...(after ? [{ OR: [{ createdAt: { lt: after.at } }, { createdAt: after.at, id: { lt: after.id } }] }] : []),
+      ],
     };
     const rows = await this.prisma.apiKey.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: filter.limit + 1, include: KEY_INCLUDE });
     const last = rows.length > filter.limit ? rows[filter.limit - 1] : undefined;
@@ -194,7 +207,16 @@ export class KeysRepository {
   }
 
   async findForVerification(hash: string): Promise<KeyForVerification | null> {
-    const row = await this.prisma.apiKey.findUnique({ where: { hash }, include: { plan: { include: { limits: true } } } });
+    return this.findRecord({ hash });
+  }
+
+  /** The same record by key id (an admin's view of a key), null for a revoked or unknown key. */
+  async findForVerificationById(id: string): Promise<KeyForVerification | null> {
+    return this.findRecord({ id });
+  }
+
+  private async findRecord(where: Prisma.ApiKeyWhereUniqueInput): Promise<KeyForVerification | null> {
+    const row = await this.prisma.apiKey.findUnique({ where, include: { plan: { include: { limits: true } } } });
     if (!row || row.deletedAt || !row.plan) return null;
     const plan = row.plan;
     const planLimits = [...plan.limits].sort((a, b) => a.position - b.position).map(toLimit);

@@ -7,6 +7,7 @@ import { KeysModule } from '../keys/keys.module';
 import { KeysRepository } from '../keys/keys.repository';
 import { WebhookEvents } from '../webhooks/webhook-events';
 import { WebhooksModule } from '../webhooks/webhooks.module';
+import { KeyStateController } from './key-state.controller';
 import { VerifyController } from './verify.controller';
 
 /**
@@ -31,6 +32,6 @@ import { VerifyController } from './verify.controller';
       }),
     }),
   ],
-  controllers: [VerifyController, DemoController],
+  controllers: [VerifyController, KeyStateController, DemoController],
 })
 export class VerifyModule {}

@@ -1,4 +1,4 @@
-import type { Plan } from '@tollgate/contracts';
+import type { KEY_STATUSES, Plan } from '@tollgate/contracts';
 import Form from 'next/form';
 import Link from 'next/link';
 
@@ -6,12 +6,14 @@ export interface KeyFilterValues {
   q?: string;
   planId?: string;
   ownerId?: string;
-  enabled?: 'true' | 'false';
+  status?: KeyStatus;
 }
+
+export type KeyStatus = (typeof KEY_STATUSES)[number];
 
 /** Server-side search and filters: a GET form, so the URL is the state and it works without JS. */
 export function KeyFilters({ plans, values }: { plans: Plan[]; values: KeyFilterValues }) {
-  const active = Boolean(values.q || values.planId || values.ownerId || values.enabled);
+  const active = Boolean(values.q || values.planId || values.ownerId || values.status);
   return (
     <Form action="/keys" className="card" role="search" aria-label="Filter keys">
       <div className="form-grid">
@@ -41,13 +43,14 @@ export function KeyFilters({ plans, values }: { plans: Plan[]; values: KeyFilter
           <input id="filter-owner" name="ownerId" className="input" defaultValue={values.ownerId} placeholder="Exact owner id" maxLength={128} autoCapitalize="none" spellCheck={false} />
         </div>
         <div className="field">
-          <label className="label" htmlFor="filter-enabled">
+          <label className="label" htmlFor="filter-status">
             Status
           </label>
-          <select id="filter-enabled" name="enabled" className="input" defaultValue={values.enabled ?? ''}>
+          <select id="filter-status" name="status" className="input" defaultValue={values.status ?? ''}>
             <option value="">Any</option>
-            <option value="true">Enabled</option>
-            <option value="false">Disabled</option>
+            <option value="enabled">Enabled (not expired)</option>
+            <option value="disabled">Disabled (not expired)</option>
+            <option value="expired">Expired</option>
           </select>
         </div>
       </div>

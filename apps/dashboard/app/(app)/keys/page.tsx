@@ -1,4 +1,4 @@
-import type { Key, Plan } from '@tollgate/contracts';
+import { KEY_STATUSES, type Key, type Plan } from '@tollgate/contracts';
 import type { Metadata } from 'next';
 import { CursorPager } from '@/components/cursor-pager';
 import { EmptyState } from '@/components/empty-state';
@@ -19,12 +19,12 @@ const PAGE_SIZE = 25;
 export default async function KeysPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const me = await requireUser();
   const params = await searchParams;
-  const enabled = param(params, 'enabled');
+  const status = param(params, 'status');
   const filters: KeyFilterValues = {
     q: param(params, 'q'),
     planId: param(params, 'planId'),
     ownerId: param(params, 'ownerId'),
-    enabled: enabled === 'true' || enabled === 'false' ? enabled : undefined,
+    status: KEY_STATUSES.find((known) => known === status),
   };
   const trail = parseTrail(param(params, 'trail'));
   const [keys, plans] = await Promise.all([
@@ -33,7 +33,7 @@ export default async function KeysPage({ searchParams }: { searchParams: Promise
   ]);
   const planList = plans.ok ? plans.data.items : [];
   const writable = canWrite(me);
-  const filtered = Boolean(filters.q || filters.planId || filters.ownerId || filters.enabled);
+  const filtered = Boolean(filters.q || filters.planId || filters.ownerId || filters.status);
 
   return (
     <div className="stack">

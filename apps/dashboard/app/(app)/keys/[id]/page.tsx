@@ -13,6 +13,7 @@ import { describeQuota } from '@/lib/describe-limit';
 import { formatDateTime } from '@/lib/format';
 import { loadOrNotFound, serverGet } from '@/lib/server-api';
 import { KeyLimitsEditor } from './key-limits-editor';
+import { KeyStatePanel } from './key-state-panel';
 import { LimitsComparison } from './limits-comparison';
 
 export const metadata: Metadata = { title: 'Key' };
@@ -65,6 +66,8 @@ export default async function KeyPage({ params }: { params: Promise<{ id: string
           <dd>{k.lastUsedAt ? formatDateTime(k.lastUsedAt) : 'Never'}</dd>
         </dl>
       </section>
+
+      <KeyStatePanel keyId={k.id} />
 
       <UsagePanel keyId={k.id} title="Usage of this key" refreshMs={5000} />
 

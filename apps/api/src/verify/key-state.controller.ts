@@ -1,0 +1,37 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import type { KeyState } from '@tollgate/contracts';
+import { KeyVerifier } from '@tollgate/nest-guard';
+import { ApiError } from '../http/api-error';
+import { IdPipe } from '../http/id.pipe';
+import { KeysRepository } from '../keys/keys.repository';
+import { toVerification } from './verification-mapper';
+
+@Controller('v1/keys')
+export class KeyStateController {
+  constructor(
+    private readonly verifier: KeyVerifier,
+    private readonly keys: KeysRepository,
+  ) {}
+
+  /**
+   * Where each of the key's limits and its quota stand now (the question behind "why is this
+   * customer getting 429s?"). A cost-0 check through the same verifier as the guard: it charges
+   * nothing, counts no usage, and reads the counters the key's successor shares after a rotation.
+   */
+  @Get(':id/state')
+  async state(@Param('id', new IdPipe('Key')) id: string): Promise<KeyState> {
+    const record = await this.keys.findForVerificationById(id);
+    if (!record) throw ApiError.notFound('Key');
+    const result = await this.verifier.inspect(record);
+    if (!result) throw new ApiError(503, 'STORE_UNAVAILABLE', 'The rate-limit store is unavailable; try again shortly.', undefined, { 'retry-after': '1' });
+    const expired = record.expiresAt !== null && record.expiresAt <= result.nowMs;
+    const { limits, quota } = toVerification(result);
+    return {
+      keyId: record.id,
+      status: expired ? 'expired' : record.enabled ? 'enabled' : 'disabled',
+      limits,
+      ...(quota ? { quota } : {}),
+      at: new Date(result.nowMs).toISOString(),
+    };
+  }
+}
