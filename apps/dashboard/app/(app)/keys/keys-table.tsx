@@ -35,7 +35,7 @@ export function KeysTable({ keys, planNames, writable, now }: { keys: Key[]; pla
               <td>
                 <KeyStatusBadge keyItem={key} now={now} />
               </td>
-              <td className="nowrap">{key.lastUsedAt ? formatDateTime(key.lastUsedAt) : <span className="muted">never</span>}</td>
+              <td className="nowrap">{key.lastUsedAt ? formatDateTime(key.lastUsedAt) : <span className="muted" title="Use is recorded about a minute after it happens">not yet</span>}</td>
               {writable && (
                 <td>
                   <KeyActions keyItem={key} />

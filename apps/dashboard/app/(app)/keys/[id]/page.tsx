@@ -63,7 +63,8 @@ export default async function KeyPage({ params }: { params: Promise<{ id: string
           <dt>Created</dt>
           <dd>{formatDateTime(k.createdAt)}</dd>
           <dt>Last used</dt>
-          <dd>{k.lastUsedAt ? formatDateTime(k.lastUsedAt) : 'Never'}</dd>
+          {/* Recorded per minute once the minute closes (docs/metering.md), so a key in use right now may not show it yet. */}
+          <dd>{k.lastUsedAt ? formatDateTime(k.lastUsedAt) : <span title="Use is recorded about a minute after it happens">Not recorded yet</span>}</dd>
         </dl>
       </section>
 
