@@ -177,6 +177,38 @@ describe('npm run db:migrate', () => {
       await client.end();
     }
   }, 60_000);
+
+  it('shaping_leaky_bucket_only clears shaping where the engine refuses it, and keeps the rest of each limit', async () => {
+    const { client, applyTarget } = await migratedUpTo('_shaping_leaky_bucket_only');
+    try {
+      await client.query(`INSERT INTO "Plan" (id, name, "updatedAt") VALUES ('plan_s', 's', now())`);
+      await client.query(
+        `INSERT INTO "PlanLimit" (id, "planId", name, algorithm, "limit", "windowMs", shaping, position) VALUES
+         ('pl_1', 'plan_s', 'smooth', 'leaky_bucket', 10, 1000, true, 0), ('pl_2', 'plan_s', 'burst', 'token_bucket', 5, 1000, true, 1)`,
+      );
+      const overrides = [
+        { name: 'smooth', algorithm: 'leaky_bucket', limit: 2, windowMs: 1000, scope: 'key', shaping: true },
+        { name: 'daily', algorithm: 'fixed_window', limit: 9, windowMs: 86_400_000, scope: 'owner', shaping: true },
+        { name: 'burst', algorithm: 'gcra', limit: 3, windowMs: 1000, scope: 'key', shaping: false },
+      ];
+      await client.query(
+        `INSERT INTO "ApiKey" (id, hash, start, prefix, name, "planId", "updatedAt", limits) VALUES
+         ('key_o', 'h1', 'tg_a', 'tg', 'o', 'plan_s', now(), $1), ('key_p', 'h2', 'tg_b', 'tg', 'p', 'plan_s', now(), '[]')`,
+        [JSON.stringify(overrides)],
+      );
+      await applyTarget();
+      const plan = await client.query(`SELECT name, shaping FROM "PlanLimit" ORDER BY position`);
+      expect(plan.rows).toEqual([{ name: 'smooth', shaping: true }, { name: 'burst', shaping: false }]);
+      const keys = await client.query<{ id: string; limits: unknown; version: number }>(`SELECT id, limits, version FROM "ApiKey" ORDER BY id`);
+      const { shaping: _dropped, ...daily } = overrides[1];
+      expect(keys.rows).toEqual([
+        { id: 'key_o', limits: [overrides[0], daily, overrides[2]], version: 2 },
+        { id: 'key_p', limits: [], version: 1 },
+      ]);
+    } finally {
+      await client.end();
+    }
+  });
 });
 
 describe('npm run db:seed', () => {
@@ -215,4 +247,5 @@ describe('npm run db:seed', () => {
     expect(dump).not.toContain(first.adminPassword);
     await client.end();
   });
+
 });

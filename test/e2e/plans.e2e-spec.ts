@@ -50,6 +50,10 @@ describe('/v1/plans', () => {
     const dupes = await h.call('POST', '/v1/plans', { name: 'x', limits: [burstLimit, burstLimit] });
     expect(dupes.status).toBe(400);
     expect(dupes.body.errors).toEqual([expect.objectContaining({ path: 'limits.1.name' })]);
+    // Only a leaky bucket shapes: anywhere else the engine refuses it, and every check of the plan's keys answered 500.
+    const shapedBucket = await h.call('POST', '/v1/plans', { name: 'shaped', limits: [{ ...burstLimit, algorithm: 'token_bucket', shaping: true }] });
+    expect(shapedBucket.status).toBe(400);
+    expect(shapedBucket.body.errors).toEqual([{ path: 'limits.0.shaping', message: 'applies to leaky_bucket only' }]);
     const tooMany = await h.call('POST', '/v1/plans', { name: 'y', limits: Array.from({ length: 9 }, (_, i) => ({ ...burstLimit, name: `l${i}` })) });
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.errors[0].path).toBe('limits');

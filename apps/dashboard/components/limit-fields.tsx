@@ -111,10 +111,13 @@ export function LimitFields({
           ))}
         </select>
       </FormField>
-      <label className="checkbox">
-        <input type="checkbox" checked={draft.shaping} onChange={(e) => set('shaping', e.target.checked)} />
-        Shape (delay instead of reject)
-      </label>
+      {/* Only a leaky bucket can delay a request until it fits (the API refuses shaping elsewhere). */}
+      {draft.algorithm === 'leaky_bucket' && (
+        <label className="checkbox">
+          <input type="checkbox" checked={draft.shaping} onChange={(e) => set('shaping', e.target.checked)} />
+          Shape (delay instead of reject)
+        </label>
+      )}
       {onRemove && (
         <div>
           <button type="button" className="button button--secondary button--small" onClick={onRemove} aria-label={`Remove limit ${draft.name}`}>

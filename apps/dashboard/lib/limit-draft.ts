@@ -71,7 +71,7 @@ export function fromDraft(draft: LimitDraft): LimitInput {
     scope: draft.scope,
   };
   if (draft.burst.trim() !== '') limit.burst = toInt(draft.burst);
-  if (draft.shaping) limit.shaping = true;
+  if (draft.shaping && draft.algorithm === 'leaky_bucket') limit.shaping = true;
   return limit;
 }
 

@@ -37,6 +37,13 @@ describe('contract schemas', () => {
     expect(LimitListSchema.safeParse([{ ...burst, name: 'quotas' }]).success).toBe(true);
   });
 
+  it('refuses shaping on any algorithm but leaky_bucket, naming the field', () => {
+    const result = LimitListSchema.safeParse([{ ...burst, algorithm: 'leaky_bucket', shaping: true }, { ...burst, name: 'other', algorithm: 'token_bucket', shaping: true }]);
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([['1.shaping', 'applies to leaky_bucket only']]);
+    expect(LimitListSchema.safeParse([{ ...burst, algorithm: 'fixed_window', shaping: false }]).success).toBe(true);
+  });
+
   it('refuse unknown fields and oversized meta', () => {
     const result = KeyInputSchema.safeParse({ name: 'k', planId: 'plan_1', colour: 'red', meta: { blob: 'x'.repeat(5000) } });
     expect(result.success).toBe(false);

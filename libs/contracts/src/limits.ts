@@ -39,6 +39,10 @@ export const LimitListSchema = z
       if (seen.has(limit.name)) {
         ctx.addIssue({ code: 'custom', path: [index, 'name'], message: `duplicate limit name "${limit.name}"` });
       }
+      // Only a leaky bucket can delay a request until it fits; the engine refuses shaping elsewhere.
+      if (limit.shaping === true && limit.algorithm !== 'leaky_bucket') {
+        ctx.addIssue({ code: 'custom', path: [index, 'shaping'], message: 'applies to leaky_bucket only' });
+      }
       seen.add(limit.name);
     });
   });
