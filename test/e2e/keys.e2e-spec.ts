@@ -220,6 +220,20 @@ describe('/v1/keys', () => {
     expect((await h.call('GET', `/v1/keys/${key.body.id}/state`)).status).toBe(404);
   });
 
+  it('an owner id with braces counts like any other: owner-scoped limits shared by its keys, no 500', async () => {
+    const plan = await h.call('POST', '/v1/plans', { name: 'braced-owner', limits: [{ name: 'team', algorithm: 'fixed_window', limit: 3, windowMs: 3_600_000, scope: 'owner' }] });
+    const keys = await Promise.all(['a', 'b'].map((name) => h.call('POST', '/v1/keys', { name, planId: plan.body.id, ownerId: 'acme {eu}' })));
+    secrets.push(...keys.map((key) => key.body.key));
+    const codes: string[] = [];
+    for (const key of [...keys, ...keys]) {
+      const res = await h.call('POST', '/v1/keys/verify', { key: key.body.key });
+      expect(res.status).toBe(200);
+      codes.push(res.body.code);
+    }
+    expect(codes).toEqual(['VALID', 'VALID', 'VALID', 'RATE_LIMITED']);
+    expect((await h.call('GET', `/v1/keys/${keys[0].body.id}/state`)).body.limits).toEqual([expect.objectContaining({ name: 'team', remaining: 0 })]);
+  });
+
   it('rotation resets no limit and no quota: old and new secrets share one budget, and so does a second rotation', async () => {
     const tight = await h.call('POST', '/v1/plans', {
       name: 'rotation-budget',

@@ -99,6 +99,18 @@ describe('KeyVerifier (in-process store)', () => {
     expect(store.requests[1].limits.map((l) => l.identity)).toEqual(['key:k2', 'key:k2']);
   });
 
+  it('percent-encodes braces (and %) in identities: they become Redis hash tags, which a brace would cut short', async () => {
+    const { verifier, store } = setup({
+      s: key({ id: 'k{1}', ownerId: 'acme {eu}', planId: 'p%7B', quota: { limit: 5, period: 'day', resetDay: 1 }, limits: [...key().limits, { name: 'plan_wide', algorithm: 'token_bucket', limit: 10, windowMs: 1000, scope: 'global' }] }),
+      plain: key({ id: 'k2', ownerId: 'acme', planId: 'p1' }),
+    });
+    expect((await verifier.verify('s')).valid).toBe(true);
+    expect(store.requests[0].limits.map((l) => l.identity)).toEqual(['key:k%7B1%7D', 'owner:acme %7Beu%7D', 'plan:p%257B']);
+    expect(store.requests[0].quota?.identity).toBe('key:k%7B1%7D');
+    await verifier.verify('plain');
+    expect(store.requests[1].limits.map((l) => l.identity)).toEqual(['key:k2', 'owner:acme']);
+  });
+
   it('applies only the route-selected limits (unknown names ignored)', async () => {
     const { verifier, store } = setup({ s: key() });
     const result = await verifier.verify('s', { limits: ['sustained', 'nope'] });

@@ -513,9 +513,18 @@ function toVerification(result: CheckResult, selection: Selection, base: Base, p
 
 /** Counter identity of a limit: per key, per owner (per key when ownerless) or per plan. */
 export function limitIdentity(limit: GuardLimit, record: KeyRecord): string {
-  if (limit.scope === 'global') return `plan:${record.planId}`;
-  if (limit.scope === 'owner' && record.ownerId !== null) return `owner:${record.ownerId}`;
-  return `key:${record.counterId ?? record.id}`;
+  if (limit.scope === 'global') return `plan:${tagSafe(record.planId)}`;
+  if (limit.scope === 'owner' && record.ownerId !== null) return `owner:${tagSafe(record.ownerId)}`;
+  return `key:${tagSafe(record.counterId ?? record.id)}`;
+}
+
+/**
+ * An identity becomes a Redis hash tag (`{identity}`), so a brace inside it (an ownerId may hold
+ * any text) would cut the tag short, and the store refuses it. Braces are percent-encoded, and `%`
+ * too so that no two ids share an encoding. Ids without them (all of the API's) are unchanged.
+ */
+function tagSafe(id: string): string {
+  return /[{}%]/.test(id) ? id.replace(/[{}%]/g, (c) => (c === '{' ? '%7B' : c === '}' ? '%7D' : '%25')) : id;
 }
 
 /** The store request parts of a key, built once per cached record. */
@@ -528,7 +537,7 @@ function compile(record: KeyRecord): Compiled {
     params: { algorithm: limit.algorithm, limit: limit.limit, windowMs: limit.windowMs, burst: limit.burst, shaping: limit.shaping },
   }));
   const quota: QuotaCheck | undefined =
-    record.quota === null ? undefined : { identity: `key:${record.counterId ?? record.id}`, limit: record.quota.limit, period: record.quota.period, resetDay: record.quota.resetDay };
+    record.quota === null ? undefined : { identity: `key:${tagSafe(record.counterId ?? record.id)}`, limit: record.quota.limit, period: record.quota.period, resetDay: record.quota.resetDay };
   compiled = {
     record,
     base: { keyId: record.id, ownerId: record.ownerId, planId: record.planId },
