@@ -129,6 +129,12 @@ describe('/v1/usage', () => {
       ['?granularity=hour&from=2025-01-01T00:00:00Z&to=2025-06-01T00:00:00Z', ['query.granularity']],
       ['?from=2020-01-01&to=2026-01-01', ['query.from']],
       ['?color=red', ['query.color']],
+      // One bad end of a range given in full is named, not a 500 from comparing it with the other.
+      ['?from=garbage&to=2026-12-03T00:00:00Z', ['query.from']],
+      ['?from=2026-12-01T00:00:00Z&to=garbage', ['query.to']],
+      // A day the month does not have, not rolled over into the next month.
+      ['?from=2026-02-30&to=2026-03-05', ['query.from']],
+      ['?from=2026-02-01T00:00:00Z&to=2026-02-31T10:00:00+02:00', ['query.to']],
     ];
     for (const [query, paths] of cases) {
       const res = await h.call('GET', `/v1/usage${query}`);
@@ -136,6 +142,11 @@ describe('/v1/usage', () => {
       expect(res.headers.get('content-type'), query).toMatch(/application\/problem\+json/);
       expect(res.body.code, query).toBe('VALIDATION_FAILED');
       expect(res.body.errors.map((e: { path: string }) => e.path).sort(), query).toEqual(paths.sort());
+    }
+    for (const path of ['/v1/usage/top', '/v1/usage/export.csv']) {
+      const mixed = await h.call('GET', `${path}?from=garbage&to=2026-12-03T00:00:00Z`);
+      expect(mixed.status, path).toBe(400);
+      expect(mixed.body.errors.map((e: { path: string }) => e.path), path).toEqual(['query.from']);
     }
     const top = await h.call('GET', '/v1/usage/top?limit=0');
     expect(top.status).toBe(400);

@@ -28,7 +28,9 @@ const IdSchema = z.string().min(1).max(128);
 const InstantSchema = z
   .string()
   .max(64)
-  .refine((value) => /^\d{4}-\d{2}-\d{2}$/.test(value) || z.iso.datetime({ offset: true }).safeParse(value).success, 'must be an ISO 8601 date-time')
+  .refine((value) => /^\d{4}-\d{2}-\d{2}$/.test(value) || z.iso.datetime({ offset: true }).safeParse(value).success, { message: 'must be an ISO 8601 date-time', abort: true })
+  // Date would roll 2026-02-30 over to March 2: a day the month does not have is refused.
+  .refine(isCalendarDay, 'must be a date that exists (that month has fewer days)')
   .transform((value) => new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value))
   .refine((date) => !Number.isNaN(date.getTime()), 'must be an ISO 8601 date-time');
 
@@ -39,8 +41,16 @@ function oneFilter(query: { keyId?: string; ownerId?: string; planId?: string },
   }
 }
 
-function orderedRange(query: { from?: Date; to?: Date }, ctx: z.RefinementCtx) {
-  if (query.from && query.to && query.from.getTime() >= query.to.getTime()) {
+/** Whether the value's leading YYYY-MM-DD is a day of the calendar. */
+function isCalendarDay(value: string): boolean {
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number);
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+function orderedRange(query: { from?: unknown; to?: unknown }, ctx: z.RefinementCtx) {
+  // Runs even when a field failed its own checks (then it is still the string given): compare dates only.
+  if (query.from instanceof Date && query.to instanceof Date && query.from.getTime() >= query.to.getTime()) {
     ctx.addIssue({ code: 'custom', path: ['from'], message: 'must be before to' });
   }
 }
