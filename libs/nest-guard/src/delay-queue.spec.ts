@@ -32,6 +32,35 @@ describe('DelayQueue', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('sleeps past setTimeout\'s ~24.8-day ceiling in steps, without spinning (a monthly shaping bucket)', async () => {
+    // Real timers: Node itself turns a longer setTimeout into a 1 ms one, which re-armed at once, forever.
+    const queue = new DelayQueue();
+    const setTimeoutSpy = vi.spyOn(globalThis, 'setTimeout');
+    let woke = false;
+    void queue.wait(31 * 86_400_000).then(() => (woke = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise<void>((resolve) => {
+      const until = Date.now() + 30;
+      const poll = () => (Date.now() >= until ? resolve() : setImmediate(poll));
+      poll();
+    });
+    expect(setTimeoutSpy.mock.calls.map((call) => call[1])).toEqual([2 ** 31 - 1]);
+    expect(woke).toBe(false);
+    expect(queue.size).toBe(1);
+  });
+
+  it('wakes a sleeper longer than one timer step at its time', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const queue = new DelayQueue();
+    const ms = 2 ** 31 + 5_000;
+    let wokeAt = -1;
+    void queue.wait(ms).then(() => (wokeAt = Date.now()));
+    await vi.advanceTimersByTimeAsync(2 ** 31 - 1);
+    expect(wokeAt).toBe(-1);
+    await vi.advanceTimersByTimeAsync(ms - (2 ** 31 - 1));
+    expect(wokeAt).toBe(ms);
+  });
+
   it('never wakes a sleeper early', async () => {
     const queue = new DelayQueue();
     const started = Date.now();

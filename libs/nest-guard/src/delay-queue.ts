@@ -1,3 +1,5 @@
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 interface Sleeper {
   wakeAt: number;
   /** Insertion order, so sleepers due at the same time wake in the order they came. */
@@ -38,7 +40,9 @@ export class DelayQueue {
     if (next === undefined || next.wakeAt >= this.armedFor) return;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.armedFor = next.wakeAt;
-    this.timer = setTimeout(this.fire, Math.max(0, next.wakeAt - this.clock()));
+    // setTimeout takes at most 2^31 - 1 ms (~24.8 days) and fires at once beyond that, which would
+    // re-arm at once, forever: a longer sleep (a monthly shaping bucket) is slept in steps.
+    this.timer = setTimeout(this.fire, Math.min(MAX_TIMER_MS, Math.max(0, next.wakeAt - this.clock())));
     this.timer.unref?.();
   }
 
