@@ -157,6 +157,13 @@ describe('/v1/usage', () => {
     expect(csv.headers.get('content-type')).toMatch(/application\/problem\+json/);
     const stream = await h.call('GET', `/v1/usage/stream?keyId=${keyA}&planId=x`);
     expect(stream.status).toBe(400);
+    // HEAD of the stream: its headers at once, and no subscription left open behind them.
+    const live = h.api.app.get(UsageLiveFeed);
+    const subscribers = live.subscriberCount;
+    const head = await fetch(`${h.api.url}/v1/usage/stream?keyId=${keyA}`, { method: 'HEAD', headers: { authorization: `Bearer ${h.rootKey}` }, signal: AbortSignal.timeout(3000) });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(live.subscriberCount).toBe(subscribers);
   });
 
   it('answers the default range at every granularity: the 24 h before now in minutes touch 1441 buckets', async () => {

@@ -55,6 +55,11 @@ export class UsageController implements OnModuleDestroy {
       'x-accel-buffering': 'no',
       'x-request-id': String(request.id),
     });
+    // HEAD (which Fastify serves for every GET): the headers, and no stream to keep open.
+    if (request.method === 'HEAD') {
+      raw.end();
+      return;
+    }
     raw.write('retry: 2000\n: connected\n\n');
     const unsubscribe = this.live.subscribe({
       accepts: (keyId) => filter.accepts(keyId),
