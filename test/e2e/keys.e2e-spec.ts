@@ -200,7 +200,16 @@ describe('/v1/keys', () => {
       return res.body;
     };
     const fresh = await state();
-    expect(fresh).toMatchObject({ keyId: key.body.id, status: 'enabled', limits: [{ name: 'hourly', limit: 5, remaining: 5 }, { name: 'burst', limit: 1, remaining: 4 }], quota: { limit: 10, remaining: 10 } });
+    expect(fresh).toMatchObject({
+      keyId: key.body.id,
+      status: 'enabled',
+      limits: [
+        { name: 'hourly', algorithm: 'fixed_window', scope: 'key', limit: 5, windowMs: 3_600_000, capacity: 5, remaining: 5 },
+        // A bucket's rate is not what it holds: 1 per hour, up to 4.
+        { name: 'burst', algorithm: 'token_bucket', scope: 'key', limit: 1, windowMs: 3_600_000, capacity: 4, remaining: 4 },
+      ],
+      quota: { limit: 10, remaining: 10 },
+    });
     expect(Date.parse(fresh.at)).toBeGreaterThan(Date.now() - 60_000);
     for (let i = 0; i < 3; i++) expect((await h.call('POST', '/v1/keys/verify', { key: key.body.key })).body.valid).toBe(true);
     // Reading twice changes nothing: the state is not a request, and usage (live minute included) counts none.

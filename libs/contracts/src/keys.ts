@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { queryInt } from './query';
-import { LimitInputSchema, LimitListSchema } from './limits';
+import { ALGORITHMS, LIMIT_SCOPES, LimitInputSchema, LimitListSchema } from './limits';
 
 export const KEY_PREFIX_PATTERN = /^[a-z0-9]{1,8}$/;
 export const MAX_META_BYTES = 4096;
@@ -103,7 +103,22 @@ export type Verification = z.infer<typeof VerificationSchema>;
 export const KeyStateSchema = z.object({
   keyId: z.string(),
   status: z.enum(KEY_STATUSES),
-  limits: VerificationSchema.shape.limits,
+  limits: z.array(
+    z.object({
+      name: z.string(),
+      algorithm: z.enum(ALGORITHMS),
+      /** Whose counter this is: the key's own, shared by its owner's keys, or by every key of the plan. */
+      scope: z.enum(LIMIT_SCOPES),
+      /** As in a Verification: the limit's rate, `limit` per `windowMs`. */
+      limit: z.number(),
+      windowMs: z.number(),
+      /** The most the limit holds when unused: `burst` for the buckets and gcra, `limit` for the windows and the log. */
+      capacity: z.number(),
+      remaining: z.number(),
+      /** Until the limit is fully reset (for a fixed window: the end of the window, used or not). */
+      resetMs: z.number(),
+    }),
+  ),
   quota: VerificationSchema.shape.quota,
   /** The store's clock when it was read. */
   at: z.string(),

@@ -1,6 +1,6 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import type { KeyState } from '@tollgate/contracts';
-import { KeyVerifier } from '@tollgate/nest-guard';
+import { KeyVerifier, type GuardLimit } from '@tollgate/nest-guard';
 import { ApiError } from '../http/api-error';
 import { IdPipe } from '../http/id.pipe';
 import { KeysRepository } from '../keys/keys.repository';
@@ -29,9 +29,26 @@ export class KeyStateController {
     return {
       keyId: record.id,
       status: expired ? 'expired' : record.enabled ? 'enabled' : 'disabled',
-      limits,
+      // inspect() checks every limit of the record (names are unique within a key).
+      limits: limits.map((limit) => {
+        const config = record.limits.find((candidate) => candidate.name === limit.name)!;
+        return { name: limit.name, algorithm: config.algorithm, scope: config.scope, limit: limit.limit, windowMs: config.windowMs, capacity: capacityOf(config), remaining: limit.remaining, resetMs: limit.resetMs };
+      }),
       ...(quota ? { quota } : {}),
       at: new Date(result.nowMs).toISOString(),
     };
+  }
+}
+
+/** What a limit holds when unused (the engine's defaults: a bucket's burst is its limit, gcra's is 1). */
+function capacityOf(limit: GuardLimit): number {
+  switch (limit.algorithm) {
+    case 'token_bucket':
+    case 'leaky_bucket':
+      return limit.burst ?? limit.limit;
+    case 'gcra':
+      return limit.burst ?? 1;
+    default:
+      return limit.limit;
   }
 }

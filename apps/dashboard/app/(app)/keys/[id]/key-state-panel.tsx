@@ -3,7 +3,7 @@
 import type { KeyState } from '@tollgate/contracts';
 import { LoadingState } from '@/components/loading-state';
 import { ProblemAlert } from '@/components/problem-alert';
-import { formatDateTime, formatDuration, formatNumber } from '@/lib/format';
+import { formatAlgorithm, formatDateTime, formatDuration, formatNumber } from '@/lib/format';
 import { useApiResource } from '@/lib/use-api-resource';
 
 /**
@@ -24,13 +24,29 @@ export function KeyStatePanel({ keyId, refreshMs = 5000 }: { keyId: string; refr
   );
 }
 
+/** A shared counter says so, or an unused key's room would look like its own use. */
+const SCOPE_LABELS: Record<KeyState['limits'][number]['scope'], string> = {
+  key: 'this key',
+  owner: 'owner (all its keys)',
+  global: 'plan (every key)',
+};
+
 function KeyStateTable({ state }: { state: KeyState }) {
   const quota = state.quota;
   return (
     <>
       {quota && (
         <p style={{ margin: 0 }} data-testid="key-quota-use">
-          Quota: <strong>{formatNumber(quota.limit - quota.remaining)}</strong> of {formatNumber(quota.limit)} used ({formatNumber(quota.remaining)} left), resets {formatDateTime(quota.resetAt)}.
+          {quota.remaining > 0 ? (
+            <>
+              Quota: <strong>{formatNumber(quota.limit - quota.remaining)}</strong> of {formatNumber(quota.limit)} used ({formatNumber(quota.remaining)} left), resets {formatDateTime(quota.resetAt)}.
+            </>
+          ) : (
+            // Use can exceed a quota that was lowered after it: the API says only that none is left.
+            <>
+              Quota: <strong>spent</strong> (all {formatNumber(quota.limit)}, or more if it was lowered since), resets {formatDateTime(quota.resetAt)}.
+            </>
+          )}
         </p>
       )}
       {state.limits.length > 0 ? (
@@ -40,19 +56,27 @@ function KeyStateTable({ state }: { state: KeyState }) {
             <thead>
               <tr>
                 <th scope="col">Limit</th>
-                <th scope="col">Remaining</th>
+                <th scope="col">Counted per</th>
+                <th scope="col">Room left</th>
                 <th scope="col">Full again in</th>
               </tr>
             </thead>
             <tbody>
               {state.limits.map((limit) => (
                 <tr key={limit.name} data-testid={`key-state-${limit.name}`}>
-                  <td className="mono">{limit.name}</td>
                   <td>
-                    {formatNumber(limit.remaining)} of {formatNumber(limit.limit)}
+                    <span className="mono">{limit.name}</span>
+                    <div className="muted small">
+                      {formatNumber(limit.limit)} per {formatDuration(limit.windowMs)} · {formatAlgorithm(limit.algorithm)}
+                    </div>
+                  </td>
+                  <td>{SCOPE_LABELS[limit.scope]}</td>
+                  <td>
+                    {formatNumber(limit.remaining)} of {formatNumber(limit.capacity)}
                     {limit.remaining === 0 && <span className="badge badge--danger" style={{ marginLeft: 8 }}>spent</span>}
                   </td>
-                  <td>{limit.resetMs > 0 ? formatDuration(limit.resetMs) : '—'}</td>
+                  {/* A fixed window's reset is its end, used or not: nothing to wait for while it is full. */}
+                  <td>{limit.resetMs > 0 && limit.remaining < limit.capacity ? formatDuration(limit.resetMs) : '—'}</td>
                 </tr>
               ))}
             </tbody>
