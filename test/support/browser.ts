@@ -134,7 +134,8 @@ export async function startBrowserHarness(): Promise<BrowserHarness> {
     dashboardUrl,
     browser: openBrowser,
     async newPage(viewport = DESKTOP) {
-      const context = await openBrowser.newContext({ viewport, baseURL: dashboardUrl, colorScheme: 'light' });
+      // Not UTC, on purpose: the dashboard shows and reads every time in UTC, whatever the browser's zone.
+      const context = await openBrowser.newContext({ viewport, baseURL: dashboardUrl, colorScheme: 'light', timezoneId: 'America/Los_Angeles' });
       context.setDefaultTimeout(10_000);
       return { context, page: await context.newPage() };
     },

@@ -34,7 +34,8 @@ export function CreateKeyForm({ plans, onCreated, onCancel }: { plans: Plan[]; o
       name: String(data.get('name') ?? '').trim(),
       planId: String(data.get('planId') ?? ''),
       ...(owner ? { ownerId: owner } : {}),
-      ...(expires ? { expiresAt: new Date(expires).toISOString() } : {}),
+      // The field is labelled UTC, like every time the dashboard shows: read it as UTC, not as the browser's zone.
+      ...(expires ? { expiresAt: new Date(`${expires}Z`).toISOString() } : {}),
       ...(overrides.length ? { limits: overrides.map(fromDraft) } : {}),
     };
     await run(async () => onCreated(await api.post<KeyWithSecret>('/v1/keys', input)));
@@ -59,7 +60,7 @@ export function CreateKeyForm({ plans, onCreated, onCancel }: { plans: Plan[]; o
         <FormField id="key-owner" label="Owner (optional)" error={errorFor('ownerId')} hint="Your customer or user id; owner-scoped limits share one counter per owner.">
           <input id="key-owner" name="ownerId" className="input" maxLength={128} autoCapitalize="none" spellCheck={false} {...describedBy('key-owner', errorFor('ownerId'), true)} />
         </FormField>
-        <FormField id="key-expires" label="Expires (optional)" error={errorFor('expiresAt')}>
+        <FormField id="key-expires" label="Expires (optional, UTC)" error={errorFor('expiresAt')}>
           <input id="key-expires" name="expiresAt" type="datetime-local" className="input" {...describedBy('key-expires', errorFor('expiresAt'))} />
         </FormField>
       </div>
