@@ -39,7 +39,8 @@ export default async function KeysPage({ searchParams }: { searchParams: Promise
     <div className="stack">
       <PageHeader title="API keys" description="Search, filter and manage keys. Secrets are shown once, when a key is created or rotated." actions={writable && plans.ok ? <CreateKeyButton plans={planList} /> : undefined} />
       {!plans.ok && <ProblemAlert problem={plans.problem} title="Plans could not be loaded." />}
-      <KeyFilters plans={planList} values={filters} />
+      {/* Keyed by the filters: its inputs are uncontrolled, so a navigation that changes the URL (Clear, Back, the nav link) must remount them. */}
+      <KeyFilters key={JSON.stringify(filters)} plans={planList} values={filters} />
       {!keys.ok ? (
         <ProblemAlert problem={keys.problem} title="Keys could not be loaded." />
       ) : keys.data.items.length === 0 ? (
