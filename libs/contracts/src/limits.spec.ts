@@ -37,6 +37,16 @@ describe('contract schemas', () => {
     expect(LimitListSchema.safeParse([{ ...burst, name: 'quotas' }]).success).toBe(true);
   });
 
+  it('words range errors in the field\'s own terms, not the validator\'s', () => {
+    const result = LimitListSchema.safeParse([{ ...burst, windowMs: 2_678_400_001, limit: 0 }]);
+    expect(fieldErrors(result.error!)).toEqual(
+      expect.arrayContaining([
+        { path: '0.windowMs', message: 'must be at most 31 days (2,678,400,000 ms)' },
+        { path: '0.limit', message: 'must be at least 1' },
+      ]),
+    );
+  });
+
   it('refuses shaping on any algorithm but leaky_bucket, naming the field', () => {
     const result = LimitListSchema.safeParse([{ ...burst, algorithm: 'leaky_bucket', shaping: true }, { ...burst, name: 'other', algorithm: 'token_bucket', shaping: true }]);
     expect(result.success).toBe(false);

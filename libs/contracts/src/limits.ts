@@ -20,9 +20,9 @@ export const LimitInputSchema = z.strictObject({
     // The rate-limit headers name the quota's item "quota": a limit of that name would collide with it.
     .refine((name) => name !== 'quota', '"quota" is reserved for the quota in the rate-limit headers'),
   algorithm: AlgorithmSchema,
-  limit: z.number().int().min(1).max(1_000_000_000),
-  windowMs: z.number().int().min(1).max(MAX_WINDOW_MS),
-  burst: z.number().int().min(1).max(1_000_000_000).optional(),
+  limit: z.number().int('must be a whole number').min(1, 'must be at least 1').max(1_000_000_000, 'must be at most 1,000,000,000'),
+  windowMs: z.number().int('must be a whole number of ms').min(1, 'must be at least 1 ms').max(MAX_WINDOW_MS, 'must be at most 31 days (2,678,400,000 ms)'),
+  burst: z.number().int('must be a whole number').min(1, 'must be at least 1').max(1_000_000_000, 'must be at most 1,000,000,000').optional(),
   scope: LimitScopeSchema.default('key'),
   shaping: z.boolean().optional(),
 });
@@ -49,9 +49,9 @@ export const LimitListSchema = z
 
 export const QuotaInputSchema = z
   .strictObject({
-    limit: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+    limit: z.number().int('must be a whole number').min(1, 'must be at least 1').max(Number.MAX_SAFE_INTEGER, 'must be at most 9,007,199,254,740,991'),
     period: z.enum(QUOTA_PERIODS),
-    resetDay: z.number().int().min(1).max(28).optional(),
+    resetDay: z.number().int('must be a whole number').min(1, 'must be a day from 1 to 28').max(28, 'must be a day from 1 to 28').optional(),
   })
   .superRefine((quota, ctx) => {
     if (quota.period === 'day' && quota.resetDay !== undefined) {
