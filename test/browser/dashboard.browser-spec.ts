@@ -124,11 +124,15 @@ describe('dashboard in a browser', () => {
     await expect.poll(() => page.locator('#key-expires-error').textContent()).toContain('must be in the future');
     expect(await page.locator('#key-expires').getAttribute('aria-invalid')).toBe('true');
     await h.screenshot(page, 'key-field-error');
-    await page.locator('#key-expires').fill('');
+    // The field says UTC and is read as UTC, though this browser is in Los Angeles.
+    await page.locator('#key-expires').fill('2030-06-01T12:00');
     await page.getByRole('button', { name: 'Create key' }).click();
 
     const secretBox = page.getByTestId('key-secret');
     await secretBox.waitFor();
+    const [issued] = (await h.admin.call('GET', '/v1/keys?q=Acme production')).body.items;
+    expect(issued.expiresAt).toBe('2030-06-01T12:00:00.000Z');
+    expect((await h.admin.call('PATCH', `/v1/keys/${issued.id}`, { expiresAt: null })).status).toBe(200);
     secret = (await secretBox.textContent())!.trim();
     expect(secret).toMatch(/^tg_[1-9A-HJ-NP-Za-km-z]+$/);
     await page.getByText('it will not be shown again').waitFor();
@@ -161,6 +165,12 @@ describe('dashboard in a browser', () => {
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.getByText('No keys match these filters').waitFor();
     expect(new URL(page.url()).searchParams.get('status')).toBe('expired');
+    // Clear filters empties the inputs too, not only the URL (they are uncontrolled).
+    await page.getByRole('link', { name: 'Clear filters' }).click();
+    await page.waitForURL((url) => url.pathname === '/keys' && url.search === '');
+    await expect.poll(() => page.locator('#filter-q').inputValue()).toBe('');
+    expect(await page.locator('#filter-status').inputValue()).toBe('');
+    await page.locator('#filter-q').fill('acme');
     await page.locator('#filter-status').selectOption('enabled');
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.getByRole('link', { name: 'Acme production' }).click();

@@ -8,3 +8,4 @@ export * from './health';
 export * from './openapi';
 export * from './usage';
 export * from './webhooks';
+export * from './query';

@@ -36,7 +36,7 @@ export const ROUTES: RouteSpec[] = [
   { method: 'post', path: '/v1/keys', summary: 'Issue a key (the secret is shown once)', tag: 'keys', body: KeyInputSchema, responses: { 201: KeyWithSecretSchema, 400: ProblemSchema, 404: ProblemSchema } },
   { method: 'get', path: '/v1/keys', summary: 'List keys', tag: 'keys', query: ListKeysQuerySchema, responses: { 200: page(KeySchema), 400: ProblemSchema } },
   { method: 'get', path: '/v1/keys/{id}', summary: 'Get a key', tag: 'keys', responses: { 200: KeySchema, 404: ProblemSchema } },
-  { method: 'patch', path: '/v1/keys/{id}', summary: 'Change a key', tag: 'keys', body: KeyPatchSchema, responses: { 200: KeySchema, 400: ProblemSchema, 404: ProblemSchema } },
+  { method: 'patch', path: '/v1/keys/{id}', summary: 'Change a key', tag: 'keys', body: KeyPatchSchema, responses: { 200: KeySchema, 400: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema } },
   { method: 'get', path: '/v1/keys/{id}/state', summary: "Where the key's limits and quota stand now (read without charging or metering)", tag: 'keys', responses: { 200: KeyStateSchema, 404: ProblemSchema, 503: ProblemSchema } },
   { method: 'post', path: '/v1/keys/{id}/rotate', summary: 'Rotate a key with a grace period', tag: 'keys', body: RotateKeyInputSchema, responses: { 201: KeyWithSecretSchema, 400: ProblemSchema, 404: ProblemSchema } },
   { method: 'delete', path: '/v1/keys/{id}', summary: 'Revoke a key', tag: 'keys', responses: { 204: null, 404: ProblemSchema } },

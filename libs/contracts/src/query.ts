@@ -21,3 +21,6 @@ export function queryInt(min: number, max: number, defaultValue: number) {
  * client sees it, rather than the string-and-pattern it is parsed from (see openapi.ts).
  */
 export const QUERY_INT_DOCS = new WeakMap<object, { default: number; type: 'integer'; minimum: number; maximum: number }>();
+
+/** The query of a list without filters: any field is unknown (a 400 naming it, not silently ignored). */
+export const NoQuerySchema = z.strictObject({});

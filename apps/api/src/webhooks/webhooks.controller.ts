@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { WebhookInputSchema } from '@tollgate/contracts';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { NoQuerySchema, WebhookInputSchema } from '@tollgate/contracts';
 import type { z } from 'zod';
 import type { AuditContext } from '../auth/actor';
 import { Audit } from '../auth/actor.decorator';
@@ -17,7 +17,8 @@ export class WebhooksController {
   }
 
   @Get()
-  async list() {
+  // No filters here: an unknown query field is a 400 naming it, as on every other list, not ignored.
+  async list(@Query(new ZodValidationPipe(NoQuerySchema, 'query')) _query: Record<string, never>) {
     return { items: await this.webhooks.list() };
   }
 
