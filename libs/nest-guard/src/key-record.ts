@@ -56,6 +56,11 @@ export interface VerifiedLimit {
   blocked?: boolean;
   /** Only on a limit that blocked this request: ms until it admits this cost; absent when it never can. */
   retryAfterMs?: number;
+  /**
+   * Only on a limit that admitted this request and has no room left, when known to be sooner than
+   * resetMs: ms by which it has room for one more unit again (an upper bound, never early).
+   */
+  roomMs?: number;
 }
 
 /** A limit as advertised in RateLimit-Policy; the quota appears as `quota` (last). */

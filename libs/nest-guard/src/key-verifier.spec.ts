@@ -111,6 +111,29 @@ describe('KeyVerifier (in-process store)', () => {
     expect(store.requests[1].limits.map((l) => l.identity)).toEqual(['key:k2', 'owner:acme']);
   });
 
+  it('a limit this request left with no room says when it has room for one more (t), not when it is full again', async () => {
+    const now = { t: 1_700_000_000_000 };
+    const { verifier } = setup(
+      {
+        s: key({ limits: [{ name: 'tb', algorithm: 'token_bucket', limit: 10, windowMs: 60_000, burst: 3, scope: 'key' }] }),
+        w: key({ id: 'k2', limits: [{ name: 'fw', algorithm: 'fixed_window', limit: 2, windowMs: 60_000, scope: 'key' }] }),
+      },
+      now,
+    );
+    const ts: string[] = [];
+    for (let i = 0; i < 3; i++) ts.push(verificationHeaders(await verifier.verify('s')).ratelimit);
+    // Room now: t is the time to a full bucket (6 s per token). Out of room: one token in 6 s, not 18.
+    expect(ts).toEqual(['"tb";r=2;t=6', '"tb";r=1;t=12', '"tb";r=0;t=6']);
+    const last = await verifier.verify('s');
+    expect(last.code).toBe('RATE_LIMITED');
+    expect(verificationHeaders(last).ratelimit).toBe('"tb";r=0;t=6');
+    // A window has room again only when it ends.
+    await verifier.verify('w');
+    const spent = await verifier.verify('w');
+    expect(spent.limits[0].roomMs).toBeUndefined();
+    expect(verificationHeaders(spent)['x-ratelimit-reset']).toBe(String(Math.ceil((Math.floor(now.t / 60_000) * 60_000 + 60_000) / 1000)));
+  });
+
   it('applies only the route-selected limits (unknown names ignored)', async () => {
     const { verifier, store } = setup({ s: key() });
     const result = await verifier.verify('s', { limits: ['sustained', 'nope'] });

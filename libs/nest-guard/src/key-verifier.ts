@@ -498,6 +498,9 @@ function toVerification(result: CheckResult, selection: Selection, base: Base, p
     if (!outcome.allowed) {
       item.blocked = true;
       if (!outcome.neverFits && Number.isFinite(outcome.retryAfterMs)) item.retryAfterMs = outcome.retryAfterMs;
+    } else if (outcome.remaining === 0) {
+      const roomMs = roomForOneMs(selection.checks[i].params, outcome.resetMs);
+      if (roomMs < outcome.resetMs) item.roomMs = roomMs;
     }
     return item;
   });
@@ -509,6 +512,18 @@ function toVerification(result: CheckResult, selection: Selection, base: Base, p
   }
   if (result.allowed && result.delayMs > 0) out.delayMs = result.delayMs;
   return out;
+}
+
+/**
+ * When a limit just left with no room has room for one unit again, at the latest. The continuously
+ * refilling ones (token and leaky bucket, gcra) regain a unit within one emission interval
+ * (windowMs / limit), often long before they are full again (resetMs). The windows and the log are
+ * bounded by their reset, and a shaping bucket's delays make its room depend on the queue.
+ */
+function roomForOneMs(params: LimitCheck['params'], resetMs: number): number {
+  const { algorithm, limit, windowMs } = params;
+  const continuous = algorithm === 'token_bucket' || algorithm === 'gcra' || (algorithm === 'leaky_bucket' && params.shaping !== true);
+  return continuous ? Math.min(resetMs, Math.ceil(windowMs / limit)) : resetMs;
 }
 
 /** Counter identity of a limit: per key, per owner (per key when ownerless) or per plan. */

@@ -75,9 +75,11 @@ export function retryAfterSeconds(waitMs: number, random: () => number = Math.ra
 /**
  * The headers of a verification, for every answer that has a policy to advertise:
  * - `RateLimit-Policy`: every applied limit, then the quota as `quota` (window: its calendar period).
- * - `RateLimit` + `X-RateLimit-*`: the most constrained limit (see mostConstrained). `t` is, for a
- *   limit that refused this request, the wait until it admits this cost (its window when it never
- *   can); otherwise the time until it is fully reset.
+ * - `RateLimit` + `X-RateLimit-*`: the most constrained limit (see mostConstrained). `t` (and
+ *   `X-RateLimit-Reset`) is, for a limit that refused this request, the wait until it admits this
+ *   cost (its window when it never can); for one this request left with no room, the time until it
+ *   has room for one unit (roomMs, at most its full reset); otherwise the time until it is fully
+ *   reset, as the IETF draft's `t` (with room now, "until it has room" would always say 0).
  * - When no state is known (disabled/expired key, store down under failMode closed, unknown key
  *   with a default policy): the first policy item with `r=0;t=0`, `X-RateLimit-Remaining: 0` and
  *   `X-RateLimit-Reset` = now.
@@ -99,7 +101,7 @@ export function verificationHeaders(result: VerificationResult, random: () => nu
       limit: limit.limit,
       windowMs: limit.windowMs,
       remaining: limit.remaining,
-      resetMs: blocked ? (limit.retryAfterMs ?? limit.windowMs) : limit.resetMs,
+      resetMs: blocked ? (limit.retryAfterMs ?? limit.windowMs) : (limit.roomMs ?? limit.resetMs),
       blocked,
     };
     if (watched === undefined || moreConstrained(state, watched)) watched = state;
