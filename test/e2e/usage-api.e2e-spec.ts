@@ -274,13 +274,14 @@ describe('/v1/usage', () => {
     await waitFor(() => drained(recent), { what: 'the flusher to flush both minutes', timeoutMs: 10_000 });
     const around = (ms: number, granularity?: string) =>
       h.call('GET', `/v1/usage?keyId=${keyD}&from=${new Date(ms - 10 * MINUTE).toISOString()}&to=${new Date(ms + 50 * MINUTE).toISOString()}${granularity ? `&granularity=${granularity}` : ''}`);
-    expect((await around(old, 'minute')).body.totals.valid).toBe(1);
-
     const pruned = await h.api.app.get(UsageFlusher).prune();
-    expect(pruned.minute).toBeGreaterThanOrEqual(1);
     // The 3-day-old minute row is gone, the 1.5-day-old one and both hour rows stay.
-    expect((await around(old, 'minute')).body.totals.valid).toBe(0);
+    expect(pruned.minute).toBeGreaterThanOrEqual(1);
     expect((await around(recent, 'minute')).body.totals.valid).toBe(1);
+    // Minutes past retention are not answered as zeros (no traffic) but refused, naming the granularity.
+    const refused = await around(old, 'minute');
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual([{ path: 'query.granularity', message: expect.stringContaining(`minute rows are kept ${MINUTE_RETENTION_DAYS} days`) }]);
     expect((await around(old, 'hour')).body.totals.valid).toBe(1);
     // Without a granularity, a one-hour range 3 days back is answered from hour rows (minute rows past retention).
     const auto = await around(old);

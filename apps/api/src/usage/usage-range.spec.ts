@@ -25,6 +25,18 @@ describe('resolveRange', () => {
     expect(range.points).toBe(25);
   });
 
+  it('refuses an explicit granularity for a range older than its rows are kept, not answering zeros', () => {
+    const minuteAgo = (days: number) => new Date(NOW - days * DAY_MS);
+    expect(fieldsOf(() => resolveRange({ from: minuteAgo(8), to: minuteAgo(7.9), granularity: 'minute' }, NOW))).toEqual(['query.granularity']);
+    expect(fieldsOf(() => resolveRange({ from: minuteAgo(91), to: minuteAgo(90.5), granularity: 'hour' }, NOW))).toEqual(['query.granularity']);
+    // Within retention, at its edge, or by the day (kept forever): answered.
+    expect(resolveRange({ from: minuteAgo(6.9), to: minuteAgo(6.8), granularity: 'minute' }, NOW).granularity).toBe('minute');
+    expect(resolveRange({ from: minuteAgo(7), to: minuteAgo(6.99), granularity: 'minute' }, NOW).granularity).toBe('minute');
+    expect(resolveRange({ from: minuteAgo(400), to: minuteAgo(399), granularity: 'day' }, NOW).granularity).toBe('day');
+    // Without a granularity the choice goes coarser by itself.
+    expect(resolveRange({ from: minuteAgo(8), to: minuteAgo(7.9) }, NOW).granularity).not.toBe('minute');
+  });
+
   it('refuses a range longer than the granularity allows, naming the field', () => {
     const from = new Date(NOW - 2 * 86_400_000);
     expect(fieldsOf(() => resolveRange({ from, granularity: 'minute' }, NOW))).toEqual(['query.granularity']);

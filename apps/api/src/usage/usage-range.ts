@@ -100,5 +100,17 @@ export function resolveRange(
       `Range too large for granularity ${granularity}: ${length}, at most ${max} (${SPAN_OF_MAX[granularity]}).`,
     );
   }
+  // An explicit granularity for a range its rows no longer cover would answer zeros that read as
+  // "no traffic": say they were pruned instead (the automatic choice already goes coarser).
+  if (query.granularity !== undefined && granularity !== 'day') {
+    const keptMs = granularity === 'minute' ? retention.minuteMs : retention.hourMs;
+    if (startMs < floorTo(nowMs - keptMs, granularity)) {
+      const days = +(keptMs / DAY_MS).toFixed(2);
+      throw ApiError.validation(
+        [{ path: 'query.granularity', message: `${granularity} rows are kept ${days} days, and this range starts before that: ask for ${granularity === 'minute' ? 'hour or day' : 'day'} granularity, or leave it out` }],
+        `Usage by the ${granularity} is kept ${days} days; the range starts earlier.`,
+      );
+    }
+  }
   return { granularity, fromMs, toMs, startMs, endMs, points };
 }
