@@ -65,6 +65,10 @@ describe('/v1/plans', () => {
     expect(malformed.body).toMatchObject({ code: 'MALFORMED_JSON', errors: [{ path: '(body)' }] });
     // Where the JSON breaks, as JSON.parse words it.
     expect(malformed.body.errors[0].message).toMatch(/^Body is not valid JSON: .*JSON/);
+    // Bytes that are not UTF-8 are malformed JSON too, said so (not a Content-Length mismatch).
+    const notUtf8 = await http(`${h.api.url}/v1/plans`, { method: 'POST', token: h.rootKey, headers: { 'content-type': 'application/json' }, body: Buffer.from([...Buffer.from('{"name":"bad'), 0xff, 0xfe, ...Buffer.from('","limits":[]}')]) });
+    expect(notUtf8.status).toBe(400);
+    expect(notUtf8.body).toMatchObject({ code: 'MALFORMED_JSON', errors: [{ path: '(body)', message: 'Body is not valid JSON: it is not valid UTF-8' }] });
     // Keys that could rewrite a prototype are refused by name and path: valid JSON, not malformed.
     const raw = (path: string, body: string) => http(`${h.api.url}${path}`, { method: 'POST', token: h.rootKey, headers: { 'content-type': 'application/json' }, body });
     const proto = await raw('/v1/plans', '{"name":"p","limits":[],"__proto__":{"polluted":true}}');

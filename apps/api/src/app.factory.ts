@@ -64,8 +64,16 @@ export async function createApp(env: Env, options: CreateAppOptions = {}): Promi
   // (Fastify's own parser, which refuses __proto__ and constructor.prototype keys).
   const defaultJson = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeContentTypeParser('application/json');
-  fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
+  // Read as bytes and decoded strictly: as a string, Fastify turned invalid UTF-8 into U+FFFD and then
+  // refused the body for a length that no longer matched Content-Length, a 400 that named nothing.
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES }, (request, body, done) => {
+    let text: string;
+    try {
+      text = typeof body === 'string' ? body : utf8.decode(body);
+    } catch {
+      return done(Object.assign(new Error('Body is not valid JSON: it is not valid UTF-8'), { statusCode: 400 }), undefined);
+    }
     if (text.trim() === '') return done(null, undefined);
     return defaultJson(request, text, (error, body) => {
       if (!error) return done(null, body);
