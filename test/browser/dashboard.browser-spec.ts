@@ -69,6 +69,11 @@ describe('dashboard in a browser', () => {
     await page.waitForURL('**/keys');
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     await page.getByText('No keys yet').waitFor();
+    // Signed in, the login page sends on to where signing in would have led (never back to itself).
+    await page.goto('/login?next=%2Faudit');
+    await page.waitForURL((url) => url.pathname === '/audit');
+    await page.goto('/login?next=%2Flogin');
+    await page.waitForURL((url) => url.pathname === '/');
   });
 
   it('creates a plan with burst and sustained limits and a quota', async () => {

@@ -1,9 +1,19 @@
 import type { Metadata } from 'next';
+import { redirect } from 'next/navigation';
+import { currentSession } from '@/lib/current-user';
+import { safeReturnPath } from '@/lib/navigation';
 import { LoginForm } from './login-form';
 
 export const metadata: Metadata = { title: 'Sign in' };
 
-export default function LoginPage() {
+export default async function LoginPage({ searchParams }: { searchParams: Promise<{ next?: string | string[] }> }) {
+  // Already signed in (a bookmark, the back button): go where the sign-in would have led.
+  const session = await currentSession();
+  if (session.status === 'signed-in') {
+    const { next } = await searchParams;
+    const target = safeReturnPath(typeof next === 'string' ? next : null);
+    redirect(target.startsWith('/login') ? '/' : target);
+  }
   return (
     <main className="auth-page">
       <div className="auth-card card">

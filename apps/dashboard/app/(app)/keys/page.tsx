@@ -55,7 +55,7 @@ export default async function KeysPage({ searchParams }: { searchParams: Promise
           <CursorPager
             previousHref={trail.length ? hrefWith('/keys', { ...filters, trail: previousTrail(trail) }) : undefined}
             nextHref={keys.data.nextCursor ? hrefWith('/keys', { ...filters, trail: nextTrail(trail, keys.data.nextCursor) }) : undefined}
-            summary={`Page ${trail.length + 1} · ${keys.data.items.length} keys`}
+            summary={`Page ${trail.length + 1} · ${keys.data.items.length} ${keys.data.items.length === 1 ? 'key' : 'keys'} on this page`}
           />
         </div>
       )}
