@@ -124,6 +124,12 @@ describe('/v1/plans', () => {
     const getRotate = await h.call('GET', '/v1/keys/key_x/rotate');
     expect(getRotate.status).toBe(405);
     expect(getRotate.headers.get('allow')).toBe('POST');
+    // /v1/keys/verify is not a key id: another method there is told POST, not "Key not found".
+    for (const method of ['GET', 'PATCH', 'DELETE']) {
+      const verify = await h.call(method, '/v1/keys/verify', method === 'PATCH' ? { name: 'x' } : undefined);
+      expect(verify.status, method).toBe(405);
+      expect(verify.headers.get('allow'), method).toBe('POST');
+    }
     expect((await h.call('GET', '/v1/nothing-here')).status).toBe(404);
     expect((await h.call('DELETE', '/v1/nothing-here')).status).toBe(404);
     // An empty body with a JSON content type is no body (clients that always send the header).

@@ -3,9 +3,25 @@ import { KeyInputSchema, KeyPatchSchema, ListKeysQuerySchema, RotateKeyInputSche
 import type { z } from 'zod';
 import type { AuditContext } from '../auth/actor';
 import { Audit } from '../auth/actor.decorator';
+import { ApiError } from '../http/api-error';
 import { IdPipe } from '../http/id.pipe';
 import { ZodValidationPipe } from '../http/zod-validation.pipe';
 import { KeysService } from './keys.service';
+
+/**
+ * A key id in the path. `verify` is not one: it is POST /v1/keys/verify, which the `:id` routes
+ * would otherwise take for a key, answering a GET, PATCH or DELETE there with "Key not found".
+ */
+class KeyIdPipe extends IdPipe {
+  constructor() {
+    super('Key');
+  }
+
+  override transform(value: string): string {
+    if (value === 'verify') throw new ApiError(405, 'METHOD_NOT_ALLOWED', 'POST is the only method of /v1/keys/verify.', undefined, { allow: 'POST' });
+    return super.transform(value);
+  }
+}
 
 @Controller('v1/keys')
 export class KeysController {
@@ -22,12 +38,12 @@ export class KeysController {
   }
 
   @Get(':id')
-  get(@Param('id', new IdPipe('Key')) id: string) {
+  get(@Param('id', new KeyIdPipe()) id: string) {
     return this.keys.get(id);
   }
 
   @Patch(':id')
-  update(@Param('id', new IdPipe('Key')) id: string, @Body(new ZodValidationPipe(KeyPatchSchema)) body: z.output<typeof KeyPatchSchema>, @Audit() audit: AuditContext) {
+  update(@Param('id', new KeyIdPipe()) id: string, @Body(new ZodValidationPipe(KeyPatchSchema)) body: z.output<typeof KeyPatchSchema>, @Audit() audit: AuditContext) {
     return this.keys.update(id, body, audit);
   }
 
@@ -38,7 +54,7 @@ export class KeysController {
 
   @Delete(':id')
   @HttpCode(204)
-  async revoke(@Param('id', new IdPipe('Key')) id: string, @Audit() audit: AuditContext) {
+  async revoke(@Param('id', new KeyIdPipe()) id: string, @Audit() audit: AuditContext) {
     await this.keys.revoke(id, audit);
   }
 }
