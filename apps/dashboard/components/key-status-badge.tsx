@@ -1,4 +1,4 @@
-import type { Key } from '@tollgate/contracts';
+import { keyStatus, type Key } from '@tollgate/contracts';
 import { formatDateTime } from '@/lib/format';
 
 /**
@@ -7,10 +7,11 @@ import { formatDateTime } from '@/lib/format';
  * from its successor of the same name.
  */
 export function KeyStatusBadge({ keyItem, now }: { keyItem: Pick<Key, 'enabled' | 'expiresAt'>; now: number }) {
-  const expiresAt = keyItem.expiresAt ? new Date(keyItem.expiresAt).getTime() : undefined;
-  if (expiresAt !== undefined && expiresAt <= now) return <span className="badge badge--warning">expired</span>;
-  const badge = keyItem.enabled ? <span className="badge badge--success">enabled</span> : <span className="badge badge--danger">disabled</span>;
-  if (expiresAt === undefined) return badge;
+  const expiresAt = keyItem.expiresAt ? new Date(keyItem.expiresAt).getTime() : null;
+  const status = keyStatus(keyItem.enabled, expiresAt, now);
+  if (status === 'expired') return <span className="badge badge--warning">expired</span>;
+  const badge = status === 'enabled' ? <span className="badge badge--success">enabled</span> : <span className="badge badge--danger">disabled</span>;
+  if (expiresAt === null) return badge;
   return (
     <>
       {badge} <span className="muted nowrap">expires {formatDateTime(keyItem.expiresAt!)}</span>

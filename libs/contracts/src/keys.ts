@@ -40,6 +40,13 @@ export const RotateKeyInputSchema = z.strictObject({
 
 /** A key's status as the dashboard shows it: `enabled` and `disabled` are keys not yet expired. */
 export const KEY_STATUSES = ['enabled', 'disabled', 'expired'] as const;
+export type KeyStatus = (typeof KEY_STATUSES)[number];
+
+/** A key's status at `nowMs`, as verification answers it: expired (expiry or rotation grace passed) before disabled. */
+export function keyStatus(enabled: boolean, expiresAtMs: number | null, nowMs: number): KeyStatus {
+  if (expiresAtMs !== null && expiresAtMs <= nowMs) return 'expired';
+  return enabled ? 'enabled' : 'disabled';
+}
 
 export const ListKeysQuerySchema = z.strictObject({
   planId: z.string().min(1).max(64).optional(),

@@ -1,10 +1,15 @@
-import type { ApiKey } from '@prisma/client';
+import type { ApiKey, Prisma } from '@prisma/client';
 import type { Key, Limit } from '@tollgate/contracts';
 
 /** A rotated-away key expires when its grace period ends, whichever comes first. */
 export function effectiveExpiry(row: Pick<ApiKey, 'expiresAt' | 'graceEndsAt'>): Date | null {
   if (row.expiresAt && row.graceEndsAt) return row.expiresAt < row.graceEndsAt ? row.expiresAt : row.graceEndsAt;
   return row.expiresAt ?? row.graceEndsAt ?? null;
+}
+
+/** Keys not on the old side of a finished rotation at `now` (that one verifies EXPIRED for good). */
+export function graceNotEnded(now: Date): Prisma.ApiKeyWhereInput {
+  return { OR: [{ graceEndsAt: null }, { graceEndsAt: { gt: now } }] };
 }
 
 /** What keys are read with: when each was last used lives in ApiKeyActivity (see the schema). */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '@prisma/client';
-import { effectiveLimits, type Key, type KEY_STATUSES, type Limit } from '@tollgate/contracts';
+import { effectiveLimits, type Key, type KeyStatus, type Limit } from '@tollgate/contracts';
 import type { AuditContext } from '../auth/actor';
 import { writeAudit } from '../audit/audit.repository';
 import { ApiError } from '../http/api-error';
@@ -8,7 +8,7 @@ import { decodeCursor, encodeCursor } from '../http/cursor';
 import { newId } from '../infra/ids';
 import { PrismaService } from '../infra/prisma.service';
 import { toLimit } from '../plans/plan-mapper';
-import { effectiveExpiry, KEY_INCLUDE, toKey } from './key-mapper';
+import { effectiveExpiry, graceNotEnded, KEY_INCLUDE, toKey } from './key-mapper';
 
 export interface NewKey {
   hash: string;
@@ -37,7 +37,7 @@ export interface KeyFilter {
   ownerId?: string;
   q?: string;
   enabled?: boolean;
-  status?: (typeof KEY_STATUSES)[number];
+  status?: KeyStatus;
   cursor?: string;
   limit: number;
 }
@@ -47,7 +47,7 @@ function statusWhere(status: KeyFilter['status'], now: Date): Prisma.ApiKeyWhere
   if (!status) return [];
   const expired: Prisma.ApiKeyWhereInput = { OR: [{ expiresAt: { lte: now } }, { graceEndsAt: { lte: now } }] };
   if (status === 'expired') return [expired];
-  const live: Prisma.ApiKeyWhereInput[] = [{ OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] }, { OR: [{ graceEndsAt: null }, { graceEndsAt: { gt: now } }] }];
+  const live: Prisma.ApiKeyWhereInput[] = [{ OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] }, graceNotEnded(now)];
   return [{ enabled: status === 'enabled' }, ...live];
 }
 

@@ -6,7 +6,7 @@ import { writeAudit } from '../audit/audit.repository';
 import { ApiError } from '../http/api-error';
 import { newId } from '../infra/ids';
 import { PrismaService } from '../infra/prisma.service';
-import { KEY_INCLUDE, toKey } from '../keys/key-mapper';
+import { graceNotEnded, KEY_INCLUDE, toKey } from '../keys/key-mapper';
 import { limitRows, toPlan } from './plan-mapper';
 
 export interface PlanData {
@@ -23,7 +23,7 @@ export interface PlanData {
  * the plan nor keeps the plan from being deleted.
  */
 function holdingKeys(now: Date): Prisma.ApiKeyWhereInput {
-  return { deletedAt: null, OR: [{ graceEndsAt: null }, { graceEndsAt: { gt: now } }] };
+  return { deletedAt: null, ...graceNotEnded(now) };
 }
 
 function withLimits(now = new Date()) {

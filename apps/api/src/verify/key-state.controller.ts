@@ -1,6 +1,7 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import type { KeyState } from '@tollgate/contracts';
+import { keyStatus, type KeyState } from '@tollgate/contracts';
 import { KeyVerifier, type GuardLimit } from '@tollgate/nest-guard';
+import { validateLimitParams } from '@tollgate/rate-limit';
 import { ApiError } from '../http/api-error';
 import { IdPipe } from '../http/id.pipe';
 import { KeysRepository } from '../keys/keys.repository';
@@ -24,11 +25,10 @@ export class KeyStateController {
     if (!record) throw ApiError.notFound('Key');
     const result = await this.verifier.inspect(record);
     if (!result) throw new ApiError(503, 'STORE_UNAVAILABLE', 'The rate-limit store is unavailable; try again shortly.', undefined, { 'retry-after': '1' });
-    const expired = record.expiresAt !== null && record.expiresAt <= result.nowMs;
     const { limits, quota } = toVerification(result);
     return {
       keyId: record.id,
-      status: expired ? 'expired' : record.enabled ? 'enabled' : 'disabled',
+      status: keyStatus(record.enabled, record.expiresAt, result.nowMs),
       // inspect() checks every limit of the record (names are unique within a key).
       limits: limits.map((limit) => {
         const config = record.limits.find((candidate) => candidate.name === limit.name)!;
@@ -40,15 +40,8 @@ export class KeyStateController {
   }
 }
 
-/** What a limit holds when unused (the engine's defaults: a bucket's burst is its limit, gcra's is 1). */
+/** What a limit holds when unused: a bucket's or gcra's burst (the engine's default when unset), a window's or the log's limit. */
 function capacityOf(limit: GuardLimit): number {
-  switch (limit.algorithm) {
-    case 'token_bucket':
-    case 'leaky_bucket':
-      return limit.burst ?? limit.limit;
-    case 'gcra':
-      return limit.burst ?? 1;
-    default:
-      return limit.limit;
-  }
+  const params = validateLimitParams(limit);
+  return params.algorithm === 'token_bucket' || params.algorithm === 'leaky_bucket' || params.algorithm === 'gcra' ? params.burst : params.limit;
 }

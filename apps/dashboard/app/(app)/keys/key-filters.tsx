@@ -1,4 +1,4 @@
-import type { KEY_STATUSES, Plan } from '@tollgate/contracts';
+import type { KeyStatus, Plan } from '@tollgate/contracts';
 import Form from 'next/form';
 import Link from 'next/link';
 
@@ -8,8 +8,6 @@ export interface KeyFilterValues {
   ownerId?: string;
   status?: KeyStatus;
 }
-
-export type KeyStatus = (typeof KEY_STATUSES)[number];
 
 /** Server-side search and filters: a GET form, so the URL is the state and it works without JS. */
 export function KeyFilters({ plans, values }: { plans: Plan[]; values: KeyFilterValues }) {
