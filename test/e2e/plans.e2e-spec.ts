@@ -78,7 +78,6 @@ describe('/v1/plans', () => {
     expect(ctor.status).toBe(400);
     expect(ctor.body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ path: 'meta.a.0.constructor.prototype' }] });
     expect(ctor.body.detail).toContain('meta.a.0.constructor.prototype');
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     const big = await http(`${h.api.url}/v1/plans`, { method: 'POST', token: h.rootKey, json: { name: 'big', description: 'x'.repeat(70 * 1024) } });
     expect(big.status).toBe(413);
     expect(big.body).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
