@@ -9,13 +9,8 @@
 #   bash bench/probes/rollup-partition-cost.sh        # PGURL defaults to postgresql://postgres@127.0.0.1:5432
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-PGURL="${PGURL:-postgresql://postgres@127.0.0.1:5432}"
-DB="tollgate_probe_partition_$$"
 ROUNDS="${ROUNDS:-10}"
-admin() { psql -q -X -v ON_ERROR_STOP=1 "$PGURL/postgres" "$@"; }
-db() { psql -q -X -v ON_ERROR_STOP=1 "$PGURL/$DB" "$@"; }
-admin -c "CREATE DATABASE $DB"
-trap 'admin -c "DROP DATABASE IF EXISTS $DB" >/dev/null' EXIT
+source bench/probes/scratch-db.sh tollgate_probe_partition
 DATABASE_URL="$PGURL/$DB" node node_modules/prisma/build/index.js migrate deploy >/dev/null
 
 db <<'SQL'

@@ -11,12 +11,7 @@
 # Needs psql and a superuser (for CHECKPOINT and wal_compression):
 #   bash bench/probes/rollup-write-cost.sh            # PGURL defaults to postgresql://postgres@127.0.0.1:5432
 set -euo pipefail
-PGURL="${PGURL:-postgresql://postgres@127.0.0.1:5432}"
-DB="tollgate_probe_rollup_$$"
-admin() { psql -q -X -v ON_ERROR_STOP=1 "$PGURL/postgres" "$@"; }
-db() { psql -q -X -v ON_ERROR_STOP=1 "$PGURL/$DB" "$@"; }
-admin -c "CREATE DATABASE $DB"
-trap 'admin -c "DROP DATABASE IF EXISTS $DB" >/dev/null' EXIT
+source "$(dirname "$0")/scratch-db.sh" tollgate_probe_rollup
 
 db <<'SQL'
 CREATE TYPE g AS ENUM ('minute', 'hour', 'day');
