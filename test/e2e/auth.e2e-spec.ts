@@ -3,6 +3,7 @@ import { hashPassword } from '../../apps/api/src/auth/password';
 import { AuthRepository } from '../../apps/api/src/auth/auth.repository';
 import { CREDENTIAL_RECHECK_MS } from '../../apps/api/src/usage/usage.controller';
 import { startAdminHarness, type AdminHarness } from '../support/admin';
+import { startTestApp } from '../support/app';
 import { http } from '../support/http';
 
 function sessionFrom(setCookie: string | null): string {
@@ -58,6 +59,22 @@ describe('admin access: sessions, roles, root keys', () => {
     expect(limited.body.code).toBe('RATE_LIMITED');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await login(h.adminEmail, h.adminPassword, '198.51.100.8')).status).toBe(204);
+  });
+
+  it('with TRUST_PROXY=none, X-Forwarded-For is not believed: the login limit counts the socket peer', async () => {
+    const strict = await startTestApp(h.db.url, { TRUST_PROXY: 'none' });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 11; i += 1) {
+        const res = await http(`${strict.url}/v1/auth/login`, { method: 'POST', json: { email: h.adminEmail, password: 'wrong' }, headers: { 'x-forwarded-for': `198.51.100.${100 + i}` } });
+        statuses.push(res.status);
+      }
+      // Eleven different forwarded addresses, one real peer (127.0.0.1): the 11th attempt is refused.
+      expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+      expect(statuses[10]).toBe(429);
+    } finally {
+      await strict.close();
+    }
   });
 
   it('a viewer can read but any write is 403', async () => {

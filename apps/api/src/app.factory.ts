@@ -29,8 +29,9 @@ export async function createApp(env: Env, options: CreateAppOptions = {}): Promi
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
     },
-    // Client IPs (per-IP login limits) come from X-Forwarded-For only when a local or private proxy sent it.
-    trustProxy: ['loopback', 'linklocal', 'uniquelocal'],
+    // Client IPs (per-IP login limits) come from X-Forwarded-For only when a trusted proxy sent it
+    // (TRUST_PROXY; by default loopback and private addresses).
+    trustProxy: env.TRUST_PROXY.length ? env.TRUST_PROXY : false,
     // One line per request (on response, below) instead of Fastify's two. (Through a LogController:
     // Fastify 5.11 deprecates the top-level disableRequestLogging and warns at every start.)
     // Fastify accepts only a LogController of its own copy (instanceof), so apps/api pins fastify

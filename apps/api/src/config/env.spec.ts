@@ -26,6 +26,15 @@ describe('parseEnv', () => {
     }
   });
 
+  it('reads TRUST_PROXY as none, or addresses, CIDR ranges and presets; refuses anything else', () => {
+    expect(parseEnv({}).TRUST_PROXY).toEqual(['loopback', 'linklocal', 'uniquelocal']);
+    expect(parseEnv({ TRUST_PROXY: 'none' }).TRUST_PROXY).toEqual([]);
+    expect(parseEnv({ TRUST_PROXY: '10.1.2.3, 192.168.0.0/16,fd00::/8,loopback' }).TRUST_PROXY).toEqual(['10.1.2.3', '192.168.0.0/16', 'fd00::/8', 'loopback']);
+    for (const bad of ['everyone', '10.0.0.0/33', '::1/129', '10.0.0.0/8/1', '300.1.1.1', 'loopback,', '10.0.0.0/x']) {
+      expect(() => parseEnv({ TRUST_PROXY: bad }), bad).toThrow(/TRUST_PROXY: must be none, or a comma-separated list/);
+    }
+  });
+
   it('treats empty variables as unset', () => {
     expect(parseEnv({ PORT: '', LOG_LEVEL: '' }).PORT).toBe(3000);
   });

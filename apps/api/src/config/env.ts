@@ -1,6 +1,33 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(0).max(65535);
+
+/** proxy-addr's names for address ranges (uniquelocal: 10/8, 172.16/12, 192.168/16, fc00::/7). */
+const PROXY_PRESETS = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** An address, a CIDR range (`10.0.0.0/8`, `fd00::/8`) or a preset name. */
+function isProxyEntry(entry: string): boolean {
+  if (PROXY_PRESETS.includes(entry)) return true;
+  const [address, bits, extra] = entry.split('/');
+  const family = isIP(address);
+  if (!family || extra !== undefined) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+}
+
+/**
+ * Which peers may tell the client's address in X-Forwarded-For (the per-IP login limit counts it):
+ * a comma-separated list of addresses, CIDR ranges and presets, or `none` to count the socket's
+ * peer only. The default trusts loopback and private ranges, where a reverse proxy usually sits;
+ * a deployment whose clients can reach the API from a private network should name its proxy.
+ */
+const trustProxy = z
+  .string()
+  .default(PROXY_PRESETS.join(','))
+  .transform((value) => (value.trim() === 'none' ? [] : value.split(',').map((entry) => entry.trim())))
+  .refine((entries) => entries.every(isProxyEntry), {
+    message: `must be none, or a comma-separated list of addresses, CIDR ranges and ${PROXY_PRESETS.join('/')}`,
+  });
 
 /** Every environment variable the API reads, with the contract's defaults. Parsed once, at boot. */
 export const EnvSchema = z.object({
@@ -30,6 +57,7 @@ export const EnvSchema = z.object({
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(10_000),
   /** How often keys close to expiry are looked for (key.expiring). */
   WEBHOOK_SCAN_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  TRUST_PROXY: trustProxy,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.string().default('production'),
 }).superRefine((env, ctx) => {
