@@ -6,11 +6,13 @@ import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordInvalid, RedisStore, type CheckResult } from '@tollgate/rate-limit';
 import { USAGE_METER_PREFIX } from '@tollgate/nest-guard';
-import type { Env } from '../../apps/api/src/config/env';
+import { UsageQuerySchema } from '@tollgate/contracts';
+import { parseEnv, type Env } from '../../apps/api/src/config/env';
 import { PrismaService } from '../../apps/api/src/infra/prisma.service';
 import { UsageFlusher, type UsageFlusherOptions } from '../../apps/api/src/usage/usage-flusher';
 import { UsageRepository } from '../../apps/api/src/usage/usage.repository';
 import { UsageStore } from '../../apps/api/src/usage/usage-store';
+import { UsageService } from '../../apps/api/src/usage/usage.service';
 import { startAdminHarness, type AdminHarness } from '../support/admin';
 import { deleteRedisPrefix, uniqueRedisPrefix } from '../support/redis';
 import { TEST_REDIS_URL } from '../support/test-env';
@@ -324,6 +326,60 @@ describe('usage flusher', () => {
       for (const granularity of ['minute', 'hour', 'day']) expect(sorted(await rollupSums(db, granularity, keys)), granularity).toEqual(sorted(tally));
       const hourRows = await db.query(`SELECT DISTINCT "bucketStart" FROM "UsageRollup" WHERE "keyId" = ANY($1) AND granularity = 'hour'`, [keys]);
       expect(hourRows.rows.length).toBe(2);
+    });
+
+    it('a crash with one part of a snapshot committed: reads count each decision once at every granularity; the takeover adds only the missing part', async () => {
+      const service = new UsageService(new UsageRepository(instance().prisma), usage, parseEnv({}));
+      // Read before the flusher's own clock moves the range: the minute, its hour and its day.
+      const totals = async (keyId: string, minute: number) =>
+        Promise.all(
+          (['minute', 'hour', 'day'] as const).map(async (granularity) => {
+            const from = new Date(granularity === 'day' ? minute - 86_400_000 : minute - 2 * 3_600_000).toISOString();
+            const read = await service.series(UsageQuerySchema.parse({ keyId, granularity, from, to: new Date().toISOString() }));
+            return [granularity, read.totals];
+          }),
+        );
+      for (const [failing, offset] of [['hourDay', 50], ['minute', 55]] as const) {
+        const keyId = `key_half_${failing}`;
+        const minute = Math.floor((Date.now() - offset * MINUTE) / MINUTE) * MINUTE;
+        const tally: Tally = new Map();
+        for (let i = 0; i < 30; i++) await decide(store, keyId, minute + i * 1000, tally);
+        const expected = (['minute', 'hour', 'day'] as const).map((granularity) => [granularity, tally.get(keyId)]);
+
+        const crashing = instance({ staleClaimMs: 0, faults: { beforePart: (part) => { if (part === failing) throw new Error(`killed before the ${part} part`); } } });
+        await expect(crashing.flusher.runOnce()).rejects.toThrow(`killed before the ${failing} part`);
+        expect(await redis.zcard(usage.pendingKey), failing).toBe(1); // not released: one part is missing
+        const committed = failing === 'hourDay' ? 'minute' : 'hour';
+        const missing = failing === 'hourDay' ? 'hour' : 'minute';
+        expect(sorted(await rollupSums(db, committed, [keyId])), failing).toEqual(sorted(tally));
+        expect((await rollupSums(db, missing, [keyId])).size, failing).toBe(0);
+        // Half in Postgres, all of it in Redis: every read counts each decision once.
+        expect(await totals(keyId, minute), failing).toEqual(expected);
+
+        const takeover = instance({ staleClaimMs: 0 });
+        expect(await takeover.flusher.runOnce(), failing).toMatchObject({ committed: 1, skipped: 0, decisions: failing === 'minute' ? 30 : 0 });
+        expect(await drained(redis, usage)).toBe(true);
+        for (const granularity of ['minute', 'hour', 'day']) expect(sorted(await rollupSums(db, granularity, [keyId])), `${failing}: ${granularity}`).toEqual(sorted(tally));
+        expect(await totals(keyId, minute), failing).toEqual(expected);
+      }
+    });
+
+    it('a snapshot committed whole by a flusher from before the parts (one marker, its bare id) is not applied again', async () => {
+      const keyId = 'key_upgrade';
+      const minute = Math.floor((Date.now() - 60 * MINUTE) / MINUTE) * MINUTE;
+      const tally: Tally = new Map();
+      for (let i = 0; i < 20; i++) await decide(store, keyId, minute + i * 1000, tally);
+      const crashing = instance({ staleClaimMs: 0, faults: { afterCommit: () => { throw new Error('crash after commit'); } } });
+      await expect(crashing.flusher.runOnce()).rejects.toThrow('crash after commit');
+      // What the earlier flusher left for the same commit: one marker, named by the snapshot id.
+      const [snapshotId] = await redis.zrange(usage.pendingKey, 0, -1);
+      const parts = await db.query(`DELETE FROM "UsageFlush" WHERE "bucketId" LIKE $1 || '#%' RETURNING "bucketId"`, [snapshotId]);
+      expect(parts.rows.map((row) => row.bucketId).sort()).toEqual([`${snapshotId}#hd`, `${snapshotId}#m`]);
+      await db.query(`INSERT INTO "UsageFlush" ("bucketId") VALUES ($1)`, [snapshotId]);
+
+      expect(await instance({ staleClaimMs: 0 }).flusher.runOnce()).toMatchObject({ committed: 0, skipped: 1 });
+      expect(await drained(redis, usage)).toBe(true);
+      for (const granularity of ['minute', 'hour', 'day']) expect(sorted(await rollupSums(db, granularity, [keyId])), granularity).toEqual(sorted(tally));
     });
 
     it('retention: the prune removes minute rows past 7 days and hour rows past 90, keeps day rows', async () => {

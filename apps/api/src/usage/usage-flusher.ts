@@ -1,7 +1,7 @@
 import { Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { totalOf } from './usage-counts';
 import { DEFAULT_RETENTION, HOUR_MS, type UsageRetention } from './usage-range';
-import type { UsageRepository } from './usage.repository';
+import type { FlushBatch, FlushPart, UsageRepository } from './usage.repository';
 import { UsageStore, type BucketRow, type Snapshot, type UsageRedis } from './usage-store';
 
 export interface UsageFlusherOptions {
@@ -29,6 +29,8 @@ export interface UsageFlusherOptions {
   faults?: {
     beforeCommit?: (snapshots: readonly Snapshot[]) => void | Promise<void>;
     afterCommit?: (snapshots: readonly Snapshot[]) => void | Promise<void>;
+    /** Before one part's transaction (the parts run at the same time): throwing fails that part only. */
+    beforePart?: (part: FlushPart, snapshots: readonly Snapshot[]) => void | Promise<void>;
   };
 }
 
@@ -39,7 +41,7 @@ export interface FlushStats {
   skipped: number;
   /** Decisions (counts) this run added to the rollups. */
   decisions: number;
-  /** Distinct (bucket, key) rows upserted (each into minute, hour and day). */
+  /** Distinct (bucket, key) minute rows written (each also counted into an hour and a day row). */
   rows: number;
 }
 
@@ -48,17 +50,20 @@ export interface FlushStats {
  *
  * 1. claim: an atomic Lua step RENAMEs each closed live bucket to a snapshot key with a fresh
  *    unique id and records it as pending (an immutable copy: late writes start a new live hash);
- * 2. commit: one Postgres transaction inserts the `UsageFlush(bucketId = snapshot id)` markers of a
- *    batch of snapshots and adds the counts of those whose marker was new to the minute, hour and
- *    day rows; a snapshot whose marker already existed adds nothing. The snapshots are read from
- *    Redis as the transaction goes, each while Postgres writes the minute before it (see
- *    UsageRepository.flushBuckets);
- * 3. release: only after the commit, the snapshot leaves the pending set and expires after a grace.
+ * 2. commit, in two parts at the same time, each one Postgres transaction: one inserts the
+ *    minute-part `UsageFlush` markers of a batch of snapshots and adds the counts of those whose
+ *    marker was new to the minute rows; the other does the same with hour/day-part markers and the
+ *    hour and day rows. A snapshot whose marker for a part already existed adds nothing to it. The
+ *    snapshots are read from Redis as the minute part goes, each while Postgres writes the minute
+ *    before it (see UsageRepository.flushBuckets);
+ * 3. release: only after both parts committed, the snapshot leaves the pending set and expires
+ *    after a grace.
  *
  * A crash before 2 leaves a pending snapshot that any flusher takes over once stale; a crash
- * between 2 and 3 leaves one whose marker exists, so the takeover skips it. Two flushers
- * claiming the same minute: the RENAME happens once. Two flushers committing the same snapshot:
- * the marker's primary key serialises them and the second does nothing.
+ * during 2 or between 2 and 3 leaves one whose markers exist for the committed parts, so the
+ * takeover applies only the missing part, if any. Two flushers claiming the same minute: the
+ * RENAME happens once. Two flushers committing the same part of a snapshot: the marker's primary
+ * key serialises them and the second does nothing.
  */
 export class UsageFlusher implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('UsageFlusher');
@@ -173,41 +178,58 @@ export class UsageFlusher implements OnModuleInit, OnModuleDestroy {
     return stats;
   }
 
-  /** One transaction for a batch of snapshots, then their release in Redis. */
+  /**
+   * The two parts of a batch of snapshots (minute rows; hour and day rows), each its own
+   * transaction, at the same time on two connections; then, once both committed, their release in
+   * Redis. A part that fails leaves the snapshots pending: a later run applies the missing part
+   * only (the other's markers exist).
+   */
   private async commit(batch: readonly Snapshot[], stats: FlushStats, touches: Promise<void>[]): Promise<void> {
     const reads: Promise<readonly BucketRow[]>[] = [];
     const read = (i: number) => (reads[i] ??= quiet(this.store.readSnapshot(batch[i])));
-    // lastUsedAt is advisory and outside the rollup transaction, so it runs beside it on another
+    // lastUsedAt is advisory and outside the rollup transactions, so it runs beside them on another
     // connection, from the moment the last snapshot is asked for. It counts every snapshot, applied
     // or not: a decision is a use either way, and raising lastUsedAt twice is harmless.
     let touch: Promise<void> | undefined;
     const touchLastUsed = () => (touch ??= Promise.all(batch.map((_, i) => read(i))).then((rows) => this.repository.touchLastUsed(lastUsedOf(batch, rows))));
     await this.faults.beforeCommit?.(batch);
-    let applied: Set<string>;
-    try {
-      applied = await this.repository.flushBuckets({
-        snapshots: batch,
+    const flushPart = async (part: FlushPart, rows: FlushBatch['rows']) => {
+      await this.faults.beforePart?.(part, batch);
+      return this.repository.flushBuckets({ snapshots: batch, rows }, part);
+    };
+    const parts = await Promise.allSettled([
+      flushPart(
+        'minute',
         // Read one ahead: Redis sends and Node parses a snapshot while Postgres writes the one before.
-        rows: (i) => {
+        (i) => {
           if (i + 1 < batch.length) read(i + 1);
           else touchLastUsed();
           return read(i);
         },
-      });
-    } catch (error) {
+      ),
+      // Its rows are summed over the whole batch, so it writes once the minute part has read them all.
+      flushPart('hourDay', read),
+    ]);
+    const failed = parts.find((part): part is PromiseRejectedResult => part.status === 'rejected');
+    if (failed) {
       if (touch) touches.push(touch);
-      throw error;
+      throw failed.reason;
     }
+    const [minuteApplied, hourDayApplied] = parts.map((part) => (part as PromiseFulfilledResult<Set<string>>).value);
     touches.push(touchLastUsed());
     await this.faults.afterCommit?.(batch);
     await this.store.markDone(batch, this.options.graceMs);
     for (let i = 0; i < batch.length; i++) {
-      if (!applied.has(batch[i].id)) {
+      const { id } = batch[i];
+      if (!minuteApplied.has(id) && !hourDayApplied.has(id)) {
         stats.skipped++;
         continue;
       }
-      const rows = await read(i);
       stats.committed++;
+      // Decisions and rows are counted with the minute part (a run that only completed the
+      // hour/day part recovered a snapshot whose minute rows were already in).
+      if (!minuteApplied.has(id)) continue;
+      const rows = await read(i);
       stats.rows += rows.length;
       stats.decisions += totalOf(rows);
     }

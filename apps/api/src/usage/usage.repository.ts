@@ -46,6 +46,23 @@ export interface FlushBatch {
   rows(i: number): Promise<readonly BucketRow[]>;
 }
 
+/**
+ * A flush commits each snapshot in two parts (UsageRepository.flushBuckets): its minute rows, and
+ * its hour and day rows. Each part has its own UsageFlush marker.
+ */
+export type FlushPart = 'minute' | 'hourDay';
+
+const PART_SUFFIX: Record<FlushPart, string> = { minute: '#m', hourDay: '#hd' };
+
+/** The UsageFlush marker of one part of a snapshot. */
+export function partMarker(snapshotId: string, part: FlushPart): string {
+  return snapshotId + PART_SUFFIX[part];
+}
+
+function idOfMarker(marker: string): string {
+  return marker.slice(0, marker.lastIndexOf('#'));
+}
+
 export interface TopRow extends UsageCounts {
   keyId: string;
 }
@@ -95,30 +112,39 @@ export class UsageRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /**
-   * Counts a batch of snapshots into the rollups, each exactly once: the UsageFlush markers and
-   * every rollup change commit together, and a snapshot whose marker already exists (a crashed or
-   * concurrent flusher committed it) contributes nothing. Returns the ids applied by this call.
+   * Counts one part of a batch of snapshots into the rollups, each exactly once: the part's
+   * UsageFlush markers and its rollup changes commit together, and a snapshot whose marker for the
+   * part already exists (a crashed or concurrent flusher committed it) contributes nothing to it.
+   * Returns the ids of the snapshots whose part this call applied.
+   *
+   * The two parts of a snapshot are separate transactions, which the flusher runs at the same time
+   * on two connections: Postgres is the bottleneck and one transaction is one backend on one core,
+   * so the minute rows and the hour/day rows go to two (they touch different partitions, so they
+   * neither wait for nor deadlock with each other). A snapshot leaves Redis only after both parts
+   * committed; readers look for the marker of the part that covers the rows they read.
+   *
+   * - 'minute': the minute rows, one minute (all its parts) at a time in key order, each statement
+   *   sent as soon as its minute has been read, so Postgres writes a minute while the next one is
+   *   read from Redis and parsed. The same transaction queues `ratelimit.exceeded` for every (key,
+   *   minute) with rejections among the applied snapshots (see queueRateLimitExceeded): the event
+   *   commits with the counts it reports, so neither a crash nor a failed insert can lose it, and a
+   *   retry cannot repeat it.
+   * - 'hourDay': the hour and day rows, summed over the batch (N minutes of one hour cost one hour
+   *   row per key), in (granularity, bucketStart, keyId) order.
    *
    * Every count adds to its rows (a minute claimed in two parts, after a late decision, adds up
-   * too). The minute rows go first, one minute (all its parts) at a time in key order, each
-   * statement sent as soon as its minute has been read, so Postgres writes a minute while the next
-   * one is read from Redis and parsed. The hour and day rows come last, summed over the batch (N
-   * minutes of one hour cost one hour row per key), in (granularity, bucketStart, keyId) order. So
-   * every transaction locks rows in one global order ((granularity, bucketStart, keyId), minute
-   * before hour before day), and two flushers sharing rows wait for each other instead of
-   * deadlocking; a deadlock or lost connection is retried all the same.
-   *
-   * The same transaction queues `ratelimit.exceeded` for every (key, minute) with rejections among
-   * the applied snapshots (see queueRateLimitExceeded): the event commits with the counts it
-   * reports, so neither a crash nor a failed insert can lose it, and a retry cannot repeat it.
+   * too). Each part locks rows in one global order ((granularity, bucketStart, keyId)), so two
+   * flushers sharing rows wait for each other instead of deadlocking; a deadlock or lost
+   * connection is retried all the same.
    */
-  async flushBuckets(batch: FlushBatch): Promise<Set<string>> {
+  async flushBuckets(batch: FlushBatch, part: FlushPart): Promise<Set<string>> {
     if (!batch.snapshots.length) return new Set();
+    if (part === 'hourDay') return withRetry(() => this.flushTransaction(batch, part, 'upsert'));
     try {
-      return await withRetry(() => this.flushTransaction(batch, 'insert'));
+      return await withRetry(() => this.flushTransaction(batch, part, 'insert'));
     } catch (error) {
       if (!isRollupKeyConflict(error)) throw error;
-      return withRetry(() => this.flushTransaction(batch, 'upsert'));
+      return withRetry(() => this.flushTransaction(batch, part, 'upsert'));
     }
   }
 
@@ -127,11 +153,12 @@ export class UsageRepository {
    * that minute (decisions that reached Redis after its claim) was committed. So minute rows are
    * first written as plain INSERTs, about 25 % cheaper in Postgres than an upsert (no conflict
    * check, no speculative insertion), and the rare transaction that meets such a row is rolled back
-   * and run again with upserts ('upsert').
+   * and run again with upserts ('upsert'). Hour and day rows are always upserts.
    */
-  private flushTransaction(batch: FlushBatch, minuteRows: 'insert' | 'upsert'): Promise<Set<string>> {
+  private flushTransaction(batch: FlushBatch, part: FlushPart, minuteRows: 'insert' | 'upsert'): Promise<Set<string>> {
     const { snapshots } = batch;
     const ids = snapshots.map((snapshot) => snapshot.id);
+    const markers = ids.map((id) => partMarker(id, part));
     const order = snapshots.map((_, i) => i).sort((a, b) => snapshots[a].minuteMs - snapshots[b].minuteMs);
     return this.prisma.$transaction(
       async (tx) => {
@@ -142,9 +169,14 @@ export class UsageRepository {
         // 1.1, as for cached or SSD-backed tables; at the default 4 it would seq-scan 400 000 keys
         // for 10 000 rows). In psql, 10 000 rows against 10 000 keys: ~2 us less per row hash-joined.
         await tx.$queryRaw`SELECT set_config('jit', 'off', true), set_config('work_mem', '64MB', true), set_config('random_page_cost', '1.1', true)`;
-        const marked = await tx.$queryRaw<{ bucketId: string }[]>`
-          INSERT INTO "UsageFlush" ("bucketId") SELECT unnest(${ids}::text[]) ON CONFLICT DO NOTHING RETURNING "bucketId"`;
-        const applied = new Set(marked.map((row) => row.bucketId));
+        // A marker named by the bare snapshot id was written by a flusher from before the parts, for
+        // the whole snapshot: no part of it is applied again.
+        const marked = await tx.$queryRaw<{ id: string }[]>`
+          INSERT INTO "UsageFlush" ("bucketId")
+          SELECT t.marker FROM unnest(${markers}::text[], ${ids}::text[]) AS t(marker, id)
+          WHERE NOT EXISTS (SELECT 1 FROM "UsageFlush" whole WHERE whole."bucketId" = t.id)
+          ON CONFLICT DO NOTHING RETURNING "bucketId" AS id`;
+        const applied = new Set(marked.map((row) => idOfMarker(row.id)));
         const appliedRows: SnapshotRows[] = [];
         const hourDay = new HourDayRollup();
         // Postgres is the bottleneck, so it should not wait for Node between statements: each one is
@@ -165,8 +197,8 @@ export class UsageRepository {
               if (!applied.has(snapshot.id)) continue;
               const rows = await batch.rows(order[at]);
               appliedRows.push({ id: snapshot.id, minuteMs, rows });
-              hourDay.add(minuteMs, rows);
-              parts.push(rows);
+              if (part === 'hourDay') hourDay.add(minuteMs, rows);
+              else parts.push(rows);
             }
             for (const chunk of minuteChunks(minuteMs, parts, ROWS_PER_STATEMENT)) await send(writeRollups(chunk, minuteRows === 'upsert'));
           }
@@ -176,7 +208,7 @@ export class UsageRepository {
           await inFlight.catch(() => undefined);
         }
         await inFlight;
-        await queueRateLimitExceeded(tx, rateLimitedMinutes(appliedRows));
+        if (part === 'minute') await queueRateLimitExceeded(tx, rateLimitedMinutes(appliedRows));
         return applied;
       },
       { timeout: 120_000, maxWait: 10_000 },
@@ -246,7 +278,7 @@ export class UsageRepository {
         WHERE granularity = ${granularity}::"Granularity" AND "bucketStart" >= ${ts(startMs)} AND "bucketStart" < ${ts(endMs)} ${filterSql(filter)}
         GROUP BY 1 ORDER BY 1`;
       return rows.map((row) => ({ ms: Number(row.ms), counts: toCounts(row) }));
-    }, readOpen);
+    }, readOpen, undefined, () => (granularity === 'minute' ? 'minute' : 'hourDay'));
   }
 
   /**
@@ -254,15 +286,18 @@ export class UsageRepository {
    * sums of every key that has open counts in Redis (only those can still overtake them).
    */
   top(granularity: UsageGranularity, startMs: number, endMs: number, limit: number, readOpen: () => Promise<OpenRead>) {
+    // Whole hours come from hour rows and only the partial first and last hour from minute rows: a
+    // 24 h top reads ~25 k rows instead of ~430 k on a busy install. A snapshot's counts are in
+    // the hour rows once its hourDay part is committed, in the minute rows once its minute part is.
+    const midStart = Math.ceil(startMs / HOUR_MS) * HOUR_MS;
+    const midEnd = Math.floor(endMs / HOUR_MS) * HOUR_MS;
+    const hoursInMiddle = granularity === 'minute' && midEnd - midStart >= 2 * HOUR_MS;
+    const partFor = (minuteMs: number): FlushPart =>
+      granularity !== 'minute' || (hoursInMiddle && minuteMs >= midStart && minuteMs < midEnd) ? 'hourDay' : 'minute';
     return this.consistent(
       async (tx) => {
-        // Whole hours come from hour rows (written in the same transaction as their minutes, so
-        // the sums agree) and only the partial first and last hour from minute rows: a 24 h top
-        // reads ~25 k rows instead of ~430 k on a busy install.
-        const midStart = Math.ceil(startMs / HOUR_MS) * HOUR_MS;
-        const midEnd = Math.floor(endMs / HOUR_MS) * HOUR_MS;
         const where =
-          granularity === 'minute' && midEnd - midStart >= 2 * HOUR_MS
+          hoursInMiddle
             ? Prisma.sql`"keyId" <> '-' AND (
                 (granularity = 'hour'::"Granularity" AND "bucketStart" >= ${ts(midStart)} AND "bucketStart" < ${ts(midEnd)})
                 OR (granularity = 'minute'::"Granularity" AND (("bucketStart" >= ${ts(startMs)} AND "bucketStart" < ${ts(midStart)})
@@ -288,6 +323,7 @@ export class UsageRepository {
           GROUP BY "keyId"`;
         return stored.rows.concat(more.map((row) => ({ keyId: row.keyId, ...toCounts(row) })));
       },
+      partFor,
     );
   }
 
@@ -295,7 +331,9 @@ export class UsageRepository {
    * Reads the rollups, then Redis, then which of the Redis snapshots Postgres had counted, all
    * on one REPEATABLE READ snapshot taken by the first statement (before the Redis read):
    * - a live hash read from Redis was not claimed yet, so Postgres cannot have counted it;
-   * - a snapshot is counted by Postgres iff its UsageFlush marker is visible in that snapshot;
+   * - a snapshot is counted in the rows read iff the UsageFlush marker of the part that writes
+   *   them (`partFor` its minute) is visible in that snapshot (or the bare-id marker of a flusher
+   *   from before the parts, which stands for both);
    * - a snapshot deleted from Redis before the Redis read was committed at least `graceMs`
    *   (60 s) before, so long before the Postgres snapshot: it is in `stored`.
    * So every count appears exactly once.
@@ -303,18 +341,22 @@ export class UsageRepository {
   private async consistent<S, T = S>(
     first: (tx: Prisma.TransactionClient) => Promise<S>,
     readOpen: () => Promise<OpenRead>,
-    then?: (tx: Prisma.TransactionClient, stored: S, open: OpenRead) => Promise<T>,
+    then: ((tx: Prisma.TransactionClient, stored: S, open: OpenRead) => Promise<T>) | undefined,
+    partFor: (minuteMs: number) => FlushPart,
   ): Promise<ConsistentRead<T>> {
     return this.prisma.$transaction(
       async (tx) => {
         const initial = await first(tx);
         const open = await readOpen();
         const stored = then ? await then(tx, initial, open) : (initial as unknown as T);
-        const ids = open.snapshots.map((snapshot) => snapshot.id);
-        const flushed = ids.length ? await tx.usageFlush.findMany({ where: { bucketId: { in: ids } }, select: { bucketId: true } }) : [];
+        const markerOf = (snapshot: { id: string; minuteMs: number }) => partMarker(snapshot.id, partFor(snapshot.minuteMs));
+        const ids = open.snapshots.flatMap((snapshot) => [snapshot.id, markerOf(snapshot)]);
+        const visible = ids.length ? await tx.usageFlush.findMany({ where: { bucketId: { in: ids } }, select: { bucketId: true } }) : [];
+        const markers = new Set(visible.map((row) => row.bucketId));
+        const flushed = open.snapshots.filter((snapshot) => markers.has(snapshot.id) || markers.has(markerOf(snapshot)));
         const keyIds = [...new Set(open.live.concat(open.snapshots).flatMap((bucket) => bucket.rows.map((row) => row.keyId)))].filter((id) => id !== '-');
         const keys = keyIds.length ? await tx.apiKey.findMany({ where: { id: { in: keyIds } }, select: KEY_INFO_SELECT }) : [];
-        return { stored, open, flushed: new Set(flushed.map((row) => row.bucketId)), keys: new Map(keys.map((key) => [key.id, key])) };
+        return { stored, open, flushed: new Set(flushed.map((snapshot) => snapshot.id)), keys: new Map(keys.map((key) => [key.id, key])) };
       },
       { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead, timeout: 20_000, maxWait: 5_000 },
     );
