@@ -5,7 +5,10 @@ import { useApiAction } from '@/lib/use-api-action';
 import { Modal } from './modal';
 import { ProblemAlert } from './problem-alert';
 
-/** Asks before a destructive action; shows the API's reason if it is refused. */
+/**
+ * Asks before a destructive action; shows the API's reason if it is refused. `blocked`: the action
+ * is known to be refused (the children say why), so only Cancel is offered.
+ */
 export function ConfirmDialog({
   open,
   title,
@@ -13,6 +16,7 @@ export function ConfirmDialog({
   confirmLabel,
   onConfirm,
   onClose,
+  blocked = false,
 }: {
   open: boolean;
   title: string;
@@ -20,6 +24,7 @@ export function ConfirmDialog({
   confirmLabel: string;
   onConfirm: () => Promise<void>;
   onClose: () => void;
+  blocked?: boolean;
 }) {
   const { pending, problem, setProblem, run } = useApiAction();
 
@@ -39,11 +44,13 @@ export function ConfirmDialog({
         {problem && <ProblemAlert problem={problem} />}
         <div className="form-actions">
           <button type="button" className="button button--secondary" onClick={close}>
-            Cancel
+            {blocked ? 'Close' : 'Cancel'}
           </button>
-          <button type="button" className="button button--danger" onClick={confirm} disabled={pending}>
-            {pending ? 'Working…' : confirmLabel}
-          </button>
+          {!blocked && (
+            <button type="button" className="button button--danger" onClick={confirm} disabled={pending}>
+              {pending ? 'Working…' : confirmLabel}
+            </button>
+          )}
         </div>
       </div>
     </Modal>

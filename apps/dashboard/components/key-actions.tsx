@@ -1,6 +1,6 @@
 'use client';
 
-import type { Key } from '@tollgate/contracts';
+import { keyStatus, type Key } from '@tollgate/contracts';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { api } from '@/lib/api-client';
@@ -9,8 +9,11 @@ import { ConfirmDialog } from './confirm-dialog';
 import { ProblemAlert } from './problem-alert';
 import { RotateKeyDialog } from './rotate-key-dialog';
 
-/** Enable/disable, rotate and revoke one key. Rendered for admins only. */
-export function KeyActions({ keyItem, afterRevoke }: { keyItem: Pick<Key, 'id' | 'name' | 'enabled'>; afterRevoke?: string }) {
+/**
+ * Enable/disable, rotate and revoke one key. Rendered for admins only. An expired key cannot be
+ * enabled back into use (verification answers EXPIRED either way), so its toggle is not offered.
+ */
+export function KeyActions({ keyItem, now, afterRevoke }: { keyItem: Pick<Key, 'id' | 'name' | 'enabled' | 'expiresAt'>; now: number; afterRevoke?: string }) {
   const router = useRouter();
   const [dialog, setDialog] = useState<'rotate' | 'revoke' | null>(null);
   const { pending, problem, run } = useApiAction();
@@ -29,11 +32,15 @@ export function KeyActions({ keyItem, afterRevoke }: { keyItem: Pick<Key, 'id' |
     router.refresh();
   }
 
+  const expired = keyStatus(keyItem.enabled, keyItem.expiresAt ? new Date(keyItem.expiresAt).getTime() : null, now) === 'expired';
+
   return (
     <div className="table-actions">
-      <button type="button" className="button button--secondary button--small" onClick={toggle} disabled={pending}>
-        {keyItem.enabled ? 'Disable' : 'Enable'}
-      </button>
+      {!expired && (
+        <button type="button" className="button button--secondary button--small" onClick={toggle} disabled={pending}>
+          {keyItem.enabled ? 'Disable' : 'Enable'}
+        </button>
+      )}
       <button type="button" className="button button--secondary button--small" onClick={() => setDialog('rotate')}>
         Rotate
       </button>

@@ -22,6 +22,9 @@ export function TopKeys({ refreshMs = 15_000 }: { refreshMs?: number }) {
   const to = new Date(now).toISOString();
   const { state } = useApiResource<UsageTop>(`/v1/usage/top?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}&limit=10`);
 
+  const names = (state.data?.items ?? []).map((item) => item.name).filter((name): name is string => name !== null);
+  const sharedNames = new Set(names.filter((name, i) => names.indexOf(name) !== i));
+
   const changeRange = (next: RangeId) => {
     setRange(next);
     restart();
@@ -67,6 +70,8 @@ export function TopKeys({ refreshMs = 15_000 }: { refreshMs?: number }) {
                 <tr key={item.keyId}>
                   <td>
                     {item.name === null ? <span className="muted">deleted key</span> : <Link href={`/keys/${item.keyId}`}>{item.name}</Link>}
+                    {/* Two keys of one name (a rotation's old and new key) are told apart by id. */}
+                    {item.name !== null && sharedNames.has(item.name) && <div className="mono muted small">{item.keyId}</div>}
                   </td>
                   <td className="num">{formatNumber(item.total)}</td>
                   <td className="num">{formatNumber(item.valid)}</td>

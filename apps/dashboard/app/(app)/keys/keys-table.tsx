@@ -38,7 +38,7 @@ export function KeysTable({ keys, planNames, writable, now }: { keys: Key[]; pla
               <td className="nowrap">{key.lastUsedAt ? formatDateTime(key.lastUsedAt) : <span className="muted" title="Use is recorded about a minute after it happens">not yet</span>}</td>
               {writable && (
                 <td>
-                  <KeyActions keyItem={key} />
+                  <KeyActions keyItem={key} now={now} />
                 </td>
               )}
             </tr>

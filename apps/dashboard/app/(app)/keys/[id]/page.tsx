@@ -31,6 +31,7 @@ export default async function KeyPage({ params }: { params: Promise<{ id: string
   ]);
   const k = key.data;
   const writable = canWrite(me);
+  const now = Date.now();
 
   return (
     <div className="stack stack--lg">
@@ -39,10 +40,10 @@ export default async function KeyPage({ params }: { params: Promise<{ id: string
         title={k.name}
         description={
           <>
-            <span className="mono">{k.start}…</span> · <KeyStatusBadge keyItem={k} now={Date.now()} />
+            <span className="mono">{k.start}…</span> · <KeyStatusBadge keyItem={k} now={now} />
           </>
         }
-        actions={writable ? <KeyActions keyItem={k} afterRevoke="/keys" /> : undefined}
+        actions={writable ? <KeyActions keyItem={k} now={now} afterRevoke="/keys" /> : undefined}
       />
 
       <section className="card" aria-labelledby="key-details-title">
