@@ -83,6 +83,9 @@ describe('/v1/keys', () => {
     expect((await h.call('GET', '/v1/keys?limit=101')).status).toBe(400);
     // Number() would read these as 16, 10 and 0: only plain decimal digits are a page size.
     for (const limit of ['0x10', '1e1', '']) expect((await h.call('GET', `/v1/keys?limit=${limit}`)).body.errors?.[0]?.path, limit).toBe('query.limit');
+    const repeated = await h.call('GET', '/v1/keys?limit=1&limit=2&status=enabled');
+    expect(repeated.status).toBe(400);
+    expect(repeated.body.errors).toEqual([{ path: 'query.limit', message: 'must be given once' }]);
     const badCursor = await h.call('GET', '/v1/keys?cursor=garbage');
     expect(badCursor.body.errors[0].path).toBe('query.cursor');
     expect(badCursor.body.detail).toBe('Invalid request: query.cursor is not a cursor this API returned');

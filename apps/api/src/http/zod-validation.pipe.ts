@@ -20,6 +20,11 @@ export class ZodValidationPipe<S extends z.ZodType> implements PipeTransform<unk
     // otherwise surface as a 500 from the database or a stack overflow.
     const unstorable = unstorableInput(input, this.where === 'query' ? 'query' : '');
     if (unstorable.length) throw this.invalid(unstorable);
+    // `?limit=1&limit=2` arrives as an array, which every query schema would call the wrong type.
+    if (this.where === 'query' && input && typeof input === 'object') {
+      const repeated = Object.entries(input).filter(([, given]) => Array.isArray(given));
+      if (repeated.length) throw this.invalid(repeated.map(([name]) => ({ path: `query.${name}`, message: 'must be given once' })));
+    }
     const result = this.schema.safeParse(input);
     if (!result.success) {
       throw this.invalid(fieldErrors(result.error).map((error) => ({ ...error, path: this.where === 'query' ? `query.${error.path}` : error.path })));
