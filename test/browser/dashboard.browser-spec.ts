@@ -321,6 +321,8 @@ describe('dashboard in a browser', () => {
     await page.getByRole('heading', { name: 'Audit log' }).waitFor();
     expect(await page.getByText('plan.create').count()).toBe(1);
     expect(await page.getByText('key.create').count()).toBe(1);
+    // Changes made in the dashboard name the admin who made them.
+    expect(await page.locator('main table').getByText(h.admin.adminEmail, { exact: true }).count()).toBeGreaterThan(0);
     await h.screenshot(page, 'audit');
 
     await page.goto('/');

@@ -150,6 +150,14 @@ describe('admin access: sessions, roles, root keys', () => {
     const times = seen.map((entry) => entry.at);
     expect([...times].sort().reverse()).toEqual(times);
     for (const entry of seen) expect(entry.actor).toMatch(/^root_key:/);
+    // Named as a person reads it: the root key of the environment.
+    for (const entry of seen) expect(entry.actorName).toBe('TOLLGATE_ROOT_KEY');
+    // A dashboard user's change names their email.
+    const cookie = sessionFrom((await login(h.adminEmail, h.adminPassword, '203.0.113.9')).headers.get('set-cookie'));
+    const byUser = await http(`${h.api.url}/v1/plans/${plan.body.id}`, { method: 'PATCH', json: { description: 'by a person' }, headers: { cookie } });
+    expect(byUser.status).toBe(200);
+    const latest = (await h.call('GET', `/v1/audit?targetId=${plan.body.id}&limit=1`)).body.items[0];
+    expect(latest).toMatchObject({ action: 'plan.update', actor: expect.stringMatching(/^admin:/), actorName: h.adminEmail });
     const badCursor = await h.call('GET', '/v1/audit?cursor=not-a-cursor');
     expect(badCursor.status).toBe(400);
     expect(badCursor.body.errors).toEqual([{ path: 'query.cursor', message: 'is not a cursor this API returned' }]);

@@ -40,7 +40,7 @@ export function AuditTable({ entries }: { entries: AuditEntry[] }) {
             return (
               <tr key={entry.id}>
                 <td className="nowrap">{formatDateTime(entry.at)}</td>
-                <td className="mono">{entry.actor}</td>
+                <td title={entry.actor}>{entry.actorName ?? <span className="mono">{entry.actor}</span>}</td>
                 <td>
                   <span className="badge">{entry.action}</span>
                 </td>

@@ -10,7 +10,10 @@ export const AuditQuerySchema = z.strictObject({
 export const AuditEntrySchema = z.object({
   id: z.string(),
   at: z.string(),
+  /** Who made the change: `admin:<user id>` or `root_key:<root key id>`. */
   actor: z.string(),
+  /** The actor as a person reads it: the admin's email or the root key's name; null once that user or key is gone. */
+  actorName: z.string().nullable(),
   action: z.string(),
   targetType: z.string(),
   targetId: z.string(),

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '@prisma/client';
 import type { AuditEntry } from '@tollgate/contracts';
-import type { AuditContext } from '../auth/actor';
+import { ADMIN_ACTOR, ROOT_KEY_ACTOR, type AuditContext } from '../auth/actor';
 import { newId } from '../infra/ids';
 import { PrismaService } from '../infra/prisma.service';
 import { decodeCursor, encodeCursor } from '../http/cursor';
@@ -45,10 +45,13 @@ export class AuditRepository {
       orderBy: [{ at: 'desc' }, { id: 'desc' }],
       take: filter.limit + 1,
     });
-    const items = rows.slice(0, filter.limit).map((row) => ({
+    const page = rows.slice(0, filter.limit);
+    const names = await this.actorNames(page.map((row) => row.actor));
+    const items = page.map((row) => ({
       id: row.id,
       at: row.at.toISOString(),
       actor: row.actor,
+      actorName: names.get(row.actor) ?? null,
       action: row.action,
       targetType: row.targetType,
       targetId: row.targetId,
@@ -57,5 +60,19 @@ export class AuditRepository {
     }));
     const last = rows.length > filter.limit ? rows[filter.limit - 1] : undefined;
     return { items, nextCursor: last ? encodeCursor(last.at, last.id) : null };
+  }
+
+  /** `admin:<id>` -> the user's email, `root_key:<id>` -> the key's name (two queries a page at most). */
+  private async actorNames(actors: readonly string[]): Promise<Map<string, string>> {
+    const idsOf = (prefix: string) => [...new Set(actors.filter((actor) => actor.startsWith(prefix)).map((actor) => actor.slice(prefix.length)))];
+    const [userIds, rootKeyIds] = [idsOf(ADMIN_ACTOR), idsOf(ROOT_KEY_ACTOR)];
+    const [users, rootKeys] = await Promise.all([
+      userIds.length ? this.prisma.adminUser.findMany({ where: { id: { in: userIds } }, select: { id: true, email: true } }) : [],
+      rootKeyIds.length ? this.prisma.rootKey.findMany({ where: { id: { in: rootKeyIds } }, select: { id: true, name: true } }) : [],
+    ]);
+    return new Map([
+      ...users.map((user) => [ADMIN_ACTOR + user.id, user.email] as const),
+      ...rootKeys.map((key) => [ROOT_KEY_ACTOR + key.id, key.name] as const),
+    ]);
   }
 }

@@ -10,8 +10,12 @@ export interface Actor {
   sessionId?: string;
 }
 
+/** Prefixes of an audit row's actor, before the id. */
+export const ROOT_KEY_ACTOR = 'root_key:';
+export const ADMIN_ACTOR = 'admin:';
+
 export function actorLabel(actor: Actor): string {
-  return actor.kind === 'root_key' ? `root_key:${actor.id}` : `admin:${actor.id}`;
+  return (actor.kind === 'root_key' ? ROOT_KEY_ACTOR : ADMIN_ACTOR) + actor.id;
 }
 
 /** What repositories need to write an audit row in the same transaction as the change. */
