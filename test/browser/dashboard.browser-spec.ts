@@ -193,6 +193,8 @@ describe('dashboard in a browser', () => {
     const chart = page.getByTestId('usage-chart');
     await chart.waitFor();
     expect(await chart.getAttribute('data-range')).toBe('1h');
+    // Its ticks are UTC (the browser runs in Los Angeles), and the axis says so.
+    await expect.poll(async () => (await chart.locator('.recharts-label').allTextContents()).join(' ')).toContain('UTC');
     const before = Number(await chart.getAttribute('data-total'));
     for (let i = 0; i < 20; i++) expect((await verify(secret)).code).toBe('VALID');
     await expect.poll(async () => Number(await chart.getAttribute('data-total')), { timeout: 15_000, interval: 250 }).toBeGreaterThanOrEqual(before + 20);

@@ -43,7 +43,17 @@ export function UsageChart({ points, tickStyle, label, range }: { points: UsageP
       <ResponsiveContainer width="100%" height="100%">
         <BarChart data={points} margin={{ top: 8, right: 8, bottom: 0, left: 0 }} barCategoryGap={1}>
           <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" vertical={false} />
-          <XAxis dataKey="ts" tickFormatter={format} minTickGap={40} tick={{ fill: 'var(--text-muted)' }} axisLine={{ stroke: 'var(--border)' }} tickLine={false} />
+          <XAxis
+            dataKey="ts"
+            tickFormatter={format}
+            minTickGap={40}
+            tick={{ fill: 'var(--text-muted)' }}
+            axisLine={{ stroke: 'var(--border)' }}
+            tickLine={false}
+            height={42}
+            // The ticks' zone, said once under them rather than on every tick.
+            label={{ value: 'UTC', position: 'insideBottomRight', offset: 0, fill: 'var(--text-muted)', fontSize: 11 }}
+          />
           <YAxis allowDecimals={false} width={48} tickFormatter={(v: number) => formatNumber(v)} tick={{ fill: 'var(--text-muted)' }} axisLine={false} tickLine={false} />
           <Tooltip
             labelFormatter={(ts) => (tickStyle === 'second' ? `${TICK_FORMATS.second.format(new Date(String(ts)))} UTC` : formatDateTime(String(ts)))}
