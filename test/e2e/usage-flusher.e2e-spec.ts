@@ -245,14 +245,19 @@ describe('usage flusher', () => {
       await deleteRedisPrefix(prefix);
     });
 
-    it('a crash after the commit but before the Redis release does not double count on the retry', async () => {
-      const keyId = 'key_idempotency';
-      const minute = Math.floor((Date.now() - 10 * MINUTE) / MINUTE) * MINUTE;
+    /** `count` decisions for `keyId`, `minutesAgo` minutes back, committed by a flusher that crashes before the Redis release. */
+    const committedNotReleased = async (keyId: string, minutesAgo: number, count: number): Promise<Tally> => {
+      const minute = Math.floor((Date.now() - minutesAgo * MINUTE) / MINUTE) * MINUTE;
       const tally: Tally = new Map();
-      for (let i = 0; i < 60; i++) await decide(store, keyId, minute + i * 500, tally);
-
+      for (let i = 0; i < count; i++) await decide(store, keyId, minute + Math.floor((i * MINUTE) / count), tally);
       const crashing = instance({ staleClaimMs: 0, faults: { afterCommit: () => { throw new Error('crash after commit'); } } });
       await expect(crashing.flusher.runOnce()).rejects.toThrow('crash after commit');
+      return tally;
+    };
+
+    it('a crash after the commit but before the Redis release does not double count on the retry', async () => {
+      const keyId = 'key_idempotency';
+      const tally = await committedNotReleased(keyId, 10, 60);
       expect(await redis.zcard(usage.pendingKey)).toBe(1); // still pending: the release never ran
       expect(sorted(await rollupSums(db, 'minute', [keyId]))).toEqual(sorted(tally));
 
@@ -366,11 +371,7 @@ describe('usage flusher', () => {
 
     it('a snapshot committed whole by a flusher from before the parts (one marker, its bare id) is not applied again', async () => {
       const keyId = 'key_upgrade';
-      const minute = Math.floor((Date.now() - 60 * MINUTE) / MINUTE) * MINUTE;
-      const tally: Tally = new Map();
-      for (let i = 0; i < 20; i++) await decide(store, keyId, minute + i * 1000, tally);
-      const crashing = instance({ staleClaimMs: 0, faults: { afterCommit: () => { throw new Error('crash after commit'); } } });
-      await expect(crashing.flusher.runOnce()).rejects.toThrow('crash after commit');
+      const tally = await committedNotReleased(keyId, 60, 20);
       // What the earlier flusher left for the same commit: one marker, named by the snapshot id.
       const [snapshotId] = await redis.zrange(usage.pendingKey, 0, -1);
       const parts = await db.query(`DELETE FROM "UsageFlush" WHERE "bucketId" LIKE $1 || '#%' RETURNING "bucketId"`, [snapshotId]);
