@@ -196,11 +196,14 @@ export class UsageRepository {
               const snapshot = snapshots[order[at]];
               if (!applied.has(snapshot.id)) continue;
               const rows = await batch.rows(order[at]);
+              if (part === 'hourDay') {
+                hourDay.add(minuteMs, rows);
+                continue;
+              }
               appliedRows.push({ id: snapshot.id, minuteMs, rows });
-              if (part === 'hourDay') hourDay.add(minuteMs, rows);
-              else parts.push(rows);
+              parts.push(rows);
             }
-            for (const chunk of minuteChunks(minuteMs, parts, ROWS_PER_STATEMENT)) await send(writeRollups(chunk, minuteRows === 'upsert'));
+            if (parts.length) for (const chunk of minuteChunks(minuteMs, parts, ROWS_PER_STATEMENT)) await send(writeRollups(chunk, minuteRows === 'upsert'));
           }
           for (const chunk of hourDay.chunks(ROWS_PER_STATEMENT)) await send(writeRollups(chunk, true));
         } finally {
