@@ -379,7 +379,7 @@ class FakeRedis extends EventEmitter {
 
   disconnect(): void {}
 
-  async evalsha(): Promise<unknown> {
+  async callBuffer(): Promise<unknown> {
     throw new Error('not used: the verifier decides with its store');
   }
 

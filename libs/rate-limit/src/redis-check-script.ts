@@ -36,10 +36,14 @@
  * KEYS: each request's keys, the requests in ARGV order: the state key of each limit, in request
  *       order (the identity hash, or a sliding log's list; a key may repeat), then the quota's
  *       identity hash when a quota is checked (an outcome-only request has none).
- * Returns: one reply per request, in ARGV order: {code (0 VALID, 1 RATE_LIMITED,
- *          2 QUOTA_EXCEEDED), nowMs, [quota limit, quota remaining, quota resetAt: only when a
- *          quota is checked], then 5 per limit: allowed (0|1), remaining, resetMs, retryAfterMs
- *          (-1: never fits), delayMs}; or {-1, error message} for a request that failed.
+ * Returns: one reply per request, in ARGV order: a binary string of little-endian doubles
+ *          (struct '<d…'): code (0 VALID, 1 RATE_LIMITED, 2 QUOTA_EXCEEDED), nowMs, [quota limit,
+ *          quota remaining, quota resetAt: only when a quota is checked], then 5 per limit:
+ *          allowed (0|1), remaining, resetMs, retryAfterMs (-1: never fits), delayMs; or the
+ *          table {-1, error message} for a request that failed. One string, not a table of
+ *          integers: Redis turns each reply element into RESP on its own (about a tenth of its
+ *          work per decision, measured by bench/probes/script-instructions.sh), and ioredis
+ *          parses each back into a number.
  */
 export const CHECK_SCRIPT = `
 local floor, ceil, call, sunpack, spack, fmt = math.floor, math.ceil, redis.call, struct.unpack, struct.pack, string.format
@@ -53,6 +57,13 @@ local redisNow = false
 local groups, nh = {false}, 0
 local slKey, slEls, slFetched, slComplete, slEntry
 local outcomes = {'invalid', 'valid', 'rateLimited', 'quotaExceeded'}
+-- struct formats of the replies, by their number of doubles (a call's requests share a few).
+local replyFormats = {}
+-- Tables every request of the call reuses instead of building its own (Lua's allocator and
+-- collector are a large part of Redis' work per decision): decide's per-limit slots and its reply
+-- numbers, sized by constructors for two limits and a quota (Lua 5.1 grows a table by rehashing).
+local callL = {false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false}
+local callOut = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 -- The quota period last computed: its day, reset day, start and end (the calendar arithmetic
 -- below runs once per call, not per request, when the requests share a day and a reset day).
 local periodDay, periodReset, periodStart, periodEnd = false, false, 0, 0
@@ -93,9 +104,15 @@ local function join(key, field)
     if groups[h][1] == key then g = groups[h]; break end
   end
   if g == nil then
-    g = {key, 0, false, 0, false, false, 0, false, false, false, false}
     nh = nh + 1
-    groups[nh] = g
+    g = groups[nh]
+    if g then
+      -- A table of an earlier request of this call, reset (its HSET argument table [6] is kept).
+      g[1] = key; g[2] = 0; g[3] = false; g[4] = 0; g[5] = false; g[7] = 0; g[8] = false
+    else
+      g = {key, 0, false, 0, false, false, 0, false, false, false, false}
+      groups[nh] = g
+    end
   end
   local j = g[2] + 1
   g[2] = j
@@ -138,7 +155,7 @@ local function decide(cost, n, qLimit, qReset)
   if n < 0 then
     -- An outcome-only call (recordOutcome): the cost field carries how many decisions to count.
     meter(outcomes[-n], cost)
-    return {0, now}
+    return spack('<dd', 0, now)
   end
   nh = 0
   -- One flat table of 9 slots per limit: algorithm, limit, windowMs, burst, field, its hash's
@@ -147,8 +164,9 @@ local function decide(cost, n, qLimit, qReset)
   -- more server CPU than all the arithmetic around it), as an array (no hash part, no hashing):
   -- [1] key [2] field count m [3] HMGET values [4] deadline x [5] x moved [6] HSET args
   -- [7] their count [8] fields to delete [9 .. 8+m] fields.
-  -- Tables are built by constructors sized for two limits: Lua 5.1 grows a table by rehashing it.
-  local L = {false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false}
+  -- L is the call's one table (callL), reused by each request: its slots 1 .. 9n are written
+  -- before they are read.
+  local L = callL
   for i = 1, n do
     local o = (i - 1) * 9
     local alg, limit, w, burst, field
@@ -170,8 +188,10 @@ local function decide(cost, n, qLimit, qReset)
 
   local qOut = 0
   if qLimit > 0 then qOut = 3 end
-  -- Sized for a quota and two limits; trimmed before returning.
-  local out = {0, now, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+  -- The call's one reply table (callOut), reused by each request: slots 3 .. outLen are written
+  -- below before they are read, and only the first outLen are packed into the reply.
+  local out = callOut
+  out[2] = now
   local outLen = 2 + qOut + 5 * n
   local allowedAll = true
   for i = 1, n do
@@ -523,7 +543,7 @@ local function decide(cost, n, qLimit, qReset)
       local g = groups[h]
       local key, s, ns = g[1], g[6], g[7]
       if g[5] then
-        if not s then s = {false, false} end
+        if not s then s = {false, false}; g[6] = s end
         s[ns + 1] = 'x'; s[ns + 2] = spack('<d', g[4])
         ns = ns + 2
       end
@@ -544,8 +564,12 @@ local function decide(cost, n, qLimit, qReset)
     end
     if code == 1 then meter('rateLimited') else meter('quotaExceeded') end
   end
-  for k = outLen + 1, #out do out[k] = nil end
-  return out
+  local f = replyFormats[outLen]
+  if not f then
+    f = '<' .. string.rep('d', outLen)
+    replyFormats[outLen] = f
+  end
+  return spack(f, unpack(out, 1, outLen))
 end
 
 -- Each ARGV is one request; its keys follow the previous requests' keys. A request that fails

@@ -1,7 +1,10 @@
 import type { RedisScriptClient } from './redis-store';
 
-/** One request's reply from the check script: integers (see redis-check-script.ts). */
-export type ScriptReply = number[];
+/**
+ * One request's reply from the check script: little-endian doubles, read with
+ * `readDoubleLE(8 * i)` (see redis-check-script.ts). A view into the socket's data, not a copy.
+ */
+export type ScriptReply = Buffer;
 
 /** The script's reply for a request it could not decide: {-1, message}. */
 export class ScriptRequestError extends Error {
@@ -102,9 +105,9 @@ export class ScriptBatcher {
     );
   }
 
+  /** Undecoded (callBuffer): the replies are binary strings, which a decoding EVALSHA would mangle. */
   private evalsha(numKeys: number, args: (string | Buffer)[]): Promise<unknown> {
-    const redis = this.redis;
-    return redis.evalshaBuffer !== undefined ? redis.evalshaBuffer(this.sha, numKeys, ...args) : redis.evalsha(this.sha, numKeys, ...args);
+    return this.redis.callBuffer('EVALSHA', this.sha, numKeys, ...args);
   }
 
   /** One SCRIPT LOAD at a time: every batch that hit NOSCRIPT meanwhile waits for the same one. */
@@ -126,9 +129,10 @@ function settle(replies: unknown[], waiters: Waiter[]): void {
     return;
   }
   for (let i = 0; i < waiters.length; i++) {
-    const reply = replies[i] as unknown[];
-    if (reply[0] === -1) waiters[i].reject(new ScriptRequestError(String(reply[1])));
-    else waiters[i].resolve(reply as ScriptReply);
+    const reply = replies[i];
+    if (Buffer.isBuffer(reply)) waiters[i].resolve(reply);
+    else if (Array.isArray(reply) && reply[0] === -1) waiters[i].reject(new ScriptRequestError(String(reply[1])));
+    else waiters[i].reject(new ScriptRequestError(`the check script answered ${typeof reply} for a request`));
   }
 }
 

@@ -137,7 +137,7 @@ describe('RedisStore', () => {
   it('after NOSCRIPT, concurrent requests share one SCRIPT LOAD', async () => {
     let loads = 0;
     const counting: RedisScriptClient = {
-      evalsha: (...args) => redis.evalsha(...args),
+      callBuffer: (...args) => redis.callBuffer(...args),
       script: (sub, body) => {
         loads++;
         return redis.script(sub, body);
@@ -157,10 +157,9 @@ describe('RedisStore', () => {
   it('sends the requests of one event-loop turn in one EVALSHA, in slices of maxBatch, decided in order', async () => {
     const calls: number[] = [];
     const counting: RedisScriptClient = {
-      evalsha: (...args) => redis.evalsha(...args),
-      evalshaBuffer: (sha, numKeys, ...rest) => {
-        calls.push(rest.length - numKeys);
-        return redis.callBuffer('EVALSHA', sha, numKeys, ...rest);
+      callBuffer: (command, sha, numKeys, ...rest) => {
+        calls.push(rest.length - Number(numKeys));
+        return redis.callBuffer(command, sha, numKeys, ...rest);
       },
       script: (sub, body) => redis.script(sub, body),
     };

@@ -8,17 +8,16 @@ import type { CheckCode, CheckRequest, CheckResult, LimitCheck, LimitOutcome, Me
 import { validateCost, validateIdentity, validateQuotaCheck } from './validate-limit-params';
 
 /**
- * The two ioredis commands the store uses; an ioredis `Redis` (v5 or v6) satisfies it. The store
- * passes its keys as strings and its arguments as one binary Buffer.
+ * The ioredis commands the store uses; an ioredis `Redis` (v5 or v6) satisfies it. The store
+ * passes its keys as strings and its arguments as one binary Buffer per request.
  */
 export interface RedisScriptClient {
-  evalsha(sha1: string, numkeys: number, ...args: (string | number | Buffer)[]): Promise<unknown>;
   /**
-   * ioredis' EVALSHA that leaves the reply undecoded. The script answers with integers only, so
-   * the reply is the same. When the client has it, the store uses it: plain `evalsha` copies every
-   * reply array to convert Buffers to strings, and there are none.
+   * A command whose bulk-string replies stay Buffers (the store sends EVALSHA through it): the
+   * check script answers each request with a binary string of doubles, which a decoding call
+   * would read as UTF-8 and mangle.
    */
-  evalshaBuffer?(sha1: string, numkeys: number, ...args: (string | number | Buffer)[]): Promise<unknown>;
+  callBuffer(command: string, ...args: (string | number | Buffer)[]): Promise<unknown>;
   script(subcommand: 'LOAD', script: string): Promise<unknown>;
 }
 
@@ -156,10 +155,11 @@ export class RedisStore implements RateLimitStore {
     let at = HEADER_BYTES;
     for (let i = 0; i < n; i++) at += compiled[i].spec.copy(blob, at);
     if (meter !== undefined) meter.tail.copy(blob, at);
+    // Doubles: reply.readDoubleLE(8 * i) is the script's i-th number (redis-check-script.ts).
     const reply = await this.batcher.run(keys, blob);
 
-    const code = CODES[reply[0]];
-    const nowMs = reply[1];
+    const code = CODES[reply.readDoubleLE(0)];
+    const nowMs = reply.readDoubleLE(8);
     const allowed = code === 'VALID';
     const limits: LimitOutcome[] = new Array(n);
     let retryAfterMs = 0;
@@ -167,16 +167,18 @@ export class RedisStore implements RateLimitStore {
     let neverFits = false;
     let o = quota === undefined ? 2 : 5;
     for (let i = 0; i < n; i++, o += 5) {
-      const limitAllowed = reply[o] === 1;
-      const limitNeverFits = reply[o + 3] === -1;
-      const retry = limitNeverFits ? Infinity : reply[o + 3];
-      const delay = reply[o + 4];
+      const at = 8 * o;
+      const limitAllowed = reply.readDoubleLE(at) === 1;
+      const retryOrNever = reply.readDoubleLE(at + 24);
+      const limitNeverFits = retryOrNever === -1;
+      const retry = limitNeverFits ? Infinity : retryOrNever;
+      const delay = reply.readDoubleLE(at + 32);
       limits[i] = {
         name: compiled[i].name,
         limit: compiled[i].limit,
         allowed: limitAllowed,
-        remaining: reply[o + 1],
-        resetMs: reply[o + 2],
+        remaining: reply.readDoubleLE(at + 8),
+        resetMs: reply.readDoubleLE(at + 16),
         retryAfterMs: retry,
         delayMs: delay,
         neverFits: limitNeverFits,
@@ -190,8 +192,8 @@ export class RedisStore implements RateLimitStore {
     }
     const result: CheckResult = { allowed, code, limits, retryAfterMs, neverFits, delayMs: allowed ? delayMs : 0, nowMs };
     if (quota !== undefined) {
-      const resetAt = reply[4];
-      result.quota = { limit: reply[2], remaining: reply[3], resetAt };
+      const resetAt = reply.readDoubleLE(32);
+      result.quota = { limit: reply.readDoubleLE(16), remaining: reply.readDoubleLE(24), resetAt };
       if (code === 'QUOTA_EXCEEDED') {
         result.neverFits = cost > quota.limit;
         result.retryAfterMs = result.neverFits ? Infinity : resetAt - nowMs;
