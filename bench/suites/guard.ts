@@ -131,6 +131,23 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
       peak.set(mode, medianBy(byMode.get(mode)!, (l) => l.rps));
       console.log(`  ${mode}: median ${peak.get(mode)!.rps} 2xx/s at ${CONNECTIONS} connections (rounds: ${byMode.get(mode)!.map((l) => l.rps).join(', ')}), statuses ${JSON.stringify(peak.get(mode)!.statuses)}`);
     }
+    // The two target ratios, by back-to-back pairs: the guarded server, then its peer right after
+    // (or the other way round, alternating, so a steady drift favours neither side), 3 s each;
+    // the figure is the median of the pairs' ratios. The rounds above put up to four other runs
+    // (12 s) between the two servers of a ratio, and this machine's speed drifts by up to 2x in
+    // that time (their per-mode medians still give the rates and `…OfRoundMedians` below); a pair
+    // is two adjacent runs, so each ratio is taken at nearly one speed.
+    const pairCount = quick ? 6 : 10;
+    const pairRatios: Record<'unguarded' | 'throttler', number[]> = { unguarded: [], throttler: [] };
+    for (let i = 0; i < pairCount; i++) {
+      for (const peer of ['unguarded', 'throttler'] as const) {
+        const order: ServerMode[] = i % 2 === 0 ? ['guarded', peer] : [peer, 'guarded'];
+        const rps = new Map<ServerMode, number>();
+        for (const mode of order) rps.set(mode, (await load(servers.get(mode)!.url, key, roundSeconds)).rps);
+        pairRatios[peer].push(round3(rps.get('guarded')! / rps.get(peer)!));
+      }
+    }
+    console.log(`  back-to-back pairs: guarded ÷ unguarded ${pairRatios.unguarded.join(', ')}; guarded ÷ throttler ${pairRatios.throttler.join(', ')}`);
     const fixed = new Map<ServerMode, Load>();
     for (const mode of modes) {
       fixed.set(mode, await load(servers.get(mode)!.url, key, seconds, OFFERED_RATE));
@@ -224,7 +241,11 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
     const t = peak.get('throttler')!;
     const unmetered = peak.get('guarded-unmetered')!;
     return {
-      guardOverheadRatio: round2(g.rps / u.rps),
+      // Median of the back-to-back pairs (above); each pair's ratio in `…Pairs`.
+      guardOverheadRatio: round2(median(pairRatios.unguarded)),
+      guardOverheadRatioPairs: pairRatios.unguarded,
+      // The earlier statistic: median round guarded ÷ median round unguarded.
+      guardOverheadRatioOfRoundMedians: round2(g.rps / u.rps),
       serverCpuUsPerRequest,
       // What metering costs the API process: the median crossover (see above), and the control's;
       // each crossover's rates, and what the first process was worth against the second (1: alike).
@@ -258,7 +279,9 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
       meteringOnRpsRuns: meteredRuns,
       meteringOffRpsRuns: unmeteredRuns,
       guardedUnmeteredRps: unmetered.rps,
-      vsNestThrottlerRedisRatio: round2(g.rps / t.rps),
+      vsNestThrottlerRedisRatio: round2(median(pairRatios.throttler)),
+      vsNestThrottlerRedisRatioPairs: pairRatios.throttler,
+      vsNestThrottlerRedisRatioOfRoundMedians: round2(g.rps / t.rps),
       guardedRps: g.rps,
       unguardedRps: u.rps,
       nestThrottlerRps: t.rps,
@@ -276,6 +299,7 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
       connections: CONNECTIONS,
       secondsPerMeasurement: seconds,
       peakRounds: rounds,
+      backToBackPairs: pairCount,
       secondsPerPeakRound: roundSeconds,
       peakRpsRounds: Object.fromEntries([...byMode].map(([mode, runs]) => [mode, runs.map((l) => l.rps)])),
       peak: Object.fromEntries(peak),
