@@ -2,7 +2,8 @@ import type { RedisScriptClient } from './redis-store';
 
 /**
  * One request's reply from the check script: little-endian doubles, read with
- * `readDoubleLE(8 * i)` (see redis-check-script.ts). A view into the socket's data, not a copy.
+ * `readDoubleLE(8 * i)` (see redis-check-script.ts). Usually a view into the data read from the
+ * socket, not a copy: read it, then let it go.
  */
 export type ScriptReply = Buffer;
 
