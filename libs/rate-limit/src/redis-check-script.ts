@@ -41,9 +41,8 @@
  *          quota remaining, quota resetAt: only when a quota is checked], then 5 per limit:
  *          allowed (0|1), remaining, resetMs, retryAfterMs (-1: never fits), delayMs; or the
  *          table {-1, error message} for a request that failed. One string, not a table of
- *          integers: Redis turned each element of a reply table into RESP on its own (about a
- *          tenth of its work per decision in a callgrind profile), and packing the numbers costs
- *          about half of that (docs/engine.md).
+ *          integers: Redis turns each element of a reply table into RESP on its own, and the
+ *          table itself is one more allocation per request (docs/engine.md).
  */
 export const CHECK_SCRIPT = `
 local floor, ceil, call, sunpack, spack, fmt = math.floor, math.ceil, redis.call, struct.unpack, struct.pack, string.format
