@@ -26,17 +26,20 @@
  * `<prefix>{<identity>}:<name>:sl`, of decimal strings `[sum, newest, t1, c1, t2, c2, …]`,
  * at most one entry per ms (a request at the newest entry's ms adds its cost to that entry).
  *
- * ARGV: one binary string per request: '<dddddd' cost, limit count n (negative: record one
- *       outcome only, -1 invalid, -2 valid, -3 rateLimited, -4 quotaExceeded), nowMs (-1: Redis
- *       TIME), TTL padding ms, quota limit (0: no quota), quota reset day (0: daily, 1..28:
- *       monthly); then per limit '<ddddI4c0' algorithm (1 token_bucket, 2 leaky_bucket,
- *       7 leaky_bucket shaping, 3 fixed_window, 4 sliding_log, 5 sliding_window, 6 gcra), limit,
- *       windowMs, burst, field `<name>:<alg>`; then, when metering, '<I4c0I4c0' meter bucket
- *       prefix, member.
- * KEYS: each request's keys, the requests in ARGV order: the state key of each limit, in request
- *       order (the identity hash, or a sliding log's list; a key may repeat), then the quota's
- *       identity hash when a quota is checked (an outcome-only request has none).
- * Returns: one reply per request, in ARGV order: a binary string of little-endian doubles
+ * KEYS: the distinct keys of the call's requests, each once (redis-script-batch.ts): each limit's
+ *       state key (its identity hash, or a sliding log's list) and each quota's identity hash.
+ *       Requests name their keys by index into KEYS.
+ * ARGV: one binary string, the requests one after another (one ARGV, not one per request: fewer
+ *       arguments for the client to write and Redis to parse, and one Lua string instead of one
+ *       per request). Each request: '<dddddddd' its own length in bytes (this header included),
+ *       cost, limit count n (negative: record one outcome only, -1 invalid, -2 valid,
+ *       -3 rateLimited, -4 quotaExceeded), nowMs (-1: Redis TIME), TTL padding ms, quota limit
+ *       (0: no quota), quota reset day (0: daily, 1..28: monthly), the quota key's index in KEYS
+ *       (0: none); then per limit '<dddddI4c0' its key's index in KEYS, algorithm (1 token_bucket,
+ *       2 leaky_bucket, 7 leaky_bucket shaping, 3 fixed_window, 4 sliding_log, 5 sliding_window,
+ *       6 gcra), limit, windowMs, burst, field `<name>:<alg>`; then, when metering, '<I4c0I4c0'
+ *       meter bucket prefix, member.
+ * Returns: one reply per request, in order: a binary string of little-endian doubles
  *          (struct '<d…'): code (0 VALID, 1 RATE_LIMITED, 2 QUOTA_EXCEEDED), nowMs, [quota limit,
  *          quota remaining, quota resetAt: only when a quota is checked], then 5 per limit:
  *          allowed (0|1), remaining, resetMs, retryAfterMs (-1: never fits), delayMs; or the
@@ -46,9 +49,9 @@
  */
 export const CHECK_SCRIPT = `
 local floor, ceil, call, sunpack, spack, fmt = math.floor, math.ceil, redis.call, struct.unpack, struct.pack, string.format
--- The request being decided: its argument, read position, clock, TTL padding, and the index of
--- its first key minus one (its keys follow the previous requests' keys in KEYS).
-local blob, pos, now, pad, kb = false, 0, 0, 0, 0
+-- The call's one argument (every request), the read position, the end of the request being
+-- decided (its first byte past it), its clock and TTL padding.
+local args, pos, requestEnd, now, pad = ARGV[1], 0, 0, 0, 0
 -- Redis TIME, read once per call (every request of the call decides at the same instant).
 local redisNow = false
 -- The identity hashes of the request being decided (see decide), and its sliding log's list key
@@ -78,8 +81,8 @@ local lastPrefix, lastMinute, lastBucket = false, false, false
 -- Reads the meter target after the limit specs (pos has moved past them by then).
 local function meter(outcome, by)
   by = by or 1
-  if pos > #blob then return end
-  local prefix, member = sunpack('<I4c0I4c0', blob, pos)
+  if pos >= requestEnd then return end
+  local prefix, member = sunpack('<I4c0I4c0', args, pos)
   local minuteMs = floor(now / 60000) * 60000
   local m = lastBucket
   if prefix ~= lastPrefix or minuteMs ~= lastMinute then
@@ -142,8 +145,8 @@ local function put(g, j, st, ttl)
   end
 end
 
--- Decides the request in blob (one ARGV), whose header the caller has read, and returns its reply.
-local function decide(cost, n, qLimit, qReset)
+-- Decides the request at pos in args, whose header the caller has read, and returns its reply.
+local function decide(cost, n, qLimit, qReset, qKey)
   if now < 0 then
     if not redisNow then
       local t = call('TIME')
@@ -158,7 +161,8 @@ local function decide(cost, n, qLimit, qReset)
   end
   nh = 0
   -- One flat table of 9 slots per limit: algorithm, limit, windowMs, burst, field, its hash's
-  -- group, the index of its field in the group, then (after deciding) the new state and its TTL.
+  -- group (a sliding log: its list's key), the index of its field in the group, then (after
+  -- deciding) the new state and its TTL.
   -- A group is one identity hash, read with one HMGET (usually one in all: each redis.call costs
   -- more server CPU than all the arithmetic around it), as an array (no hash part, no hashing):
   -- [1] key [2] field count m [3] HMGET values [4] deadline x [5] x moved [6] HSET args
@@ -168,13 +172,13 @@ local function decide(cost, n, qLimit, qReset)
   local L = callL
   for i = 1, n do
     local o = (i - 1) * 9
-    local alg, limit, w, burst, field
-    alg, limit, w, burst, field, pos = sunpack('<ddddI4c0', blob, pos)
+    local k, alg, limit, w, burst, field
+    k, alg, limit, w, burst, field, pos = sunpack('<dddddI4c0', args, pos)
     L[o + 1] = alg; L[o + 2] = limit; L[o + 3] = w; L[o + 4] = burst; L[o + 5] = field
-    if alg ~= 4 then L[o + 6], L[o + 7] = join(KEYS[kb + i], field) end
+    if alg ~= 4 then L[o + 6], L[o + 7] = join(KEYS[k], field) else L[o + 6] = KEYS[k] end
   end
   local qGroup, qIndex
-  if qLimit > 0 then qGroup, qIndex = join(KEYS[kb + n + 1], 'quota') end
+  if qLimit > 0 then qGroup, qIndex = join(KEYS[qKey], 'quota') end
   for h = 1, nh do
     local g = groups[h]
     local m = g[2]
@@ -281,7 +285,7 @@ local function decide(cost, n, qLimit, qReset)
     elseif alg == 4 then
       -- sliding_log (sliding-log.ts): one LIST [sum, newest, ts1, cost1, ts2, cost2, ...], oldest
       -- entry first. Read 33 entries at once, more in pages of 64 only when the walk needs them.
-      slKey = KEYS[kb + i]
+      slKey = L[o + 6]
       slEls = call('LRANGE', slKey, 0, 65)
       slFetched = #slEls
       slComplete = slFetched < 66
@@ -506,7 +510,7 @@ local function decide(cost, n, qLimit, qReset)
       if L[o + 1] == 4 then
         -- The sliding log's list: trimming to the last dropped entry's pair leaves two slots to
         -- overwrite with the header [sum, newest].
-        local key = KEYS[kb + i]
+        local key = L[o + 6]
         local exists, dropped, sum, t, mode, c = st[1], st[2], st[3], st[4], st[5], st[6]
         if mode == 0 then
           -- A cost-0 read adds nothing: drop what left the window, or the list once it is empty.
@@ -571,24 +575,26 @@ local function decide(cost, n, qLimit, qReset)
   return spack(f, unpack(out, 1, outLen))
 end
 
--- Each ARGV is one request; its keys follow the previous requests' keys. A request that fails
--- (say a key of the wrong type) answers {-1, message} and the others are still decided: a batch
--- shares one EVALSHA, not one fate.
+-- The requests one after another; each header gives its length, so a request that fails midway
+-- (say a key of the wrong type) answers {-1, message} and the next one is still read and decided:
+-- a batch shares one EVALSHA, not one fate.
 local replies = {}
-for r = 1, #ARGV do
-  blob = ARGV[r]
-  local cost, n, qLimit, qReset
-  cost, n, now, pad, qLimit, qReset, pos = sunpack('<dddddd', blob)
-  local ok, reply = pcall(decide, cost, n, qLimit, qReset)
+local start, total, r = 1, #args, 0
+while start <= total do
+  local len, cost, n, qLimit, qReset, qKey
+  len, cost, n, now, pad, qLimit, qReset, qKey, pos = sunpack('<dddddddd', args, start)
+  -- A length that does not move past the header would loop forever: the whole call fails instead.
+  if not (len >= 64) then return redis.error_reply('ERR check script: bad request length ' .. tostring(len)) end
+  requestEnd = start + len
+  r = r + 1
+  local ok, reply = pcall(decide, cost, n, qLimit, qReset, qKey)
   if ok then
     replies[r] = reply
   else
     if type(reply) == 'table' then reply = reply.err end
     replies[r] = {-1, tostring(reply)}
   end
-  -- The header's limit count and quota limit say how many keys the request took.
-  if n > 0 then kb = kb + n end
-  if qLimit > 0 and n >= 0 then kb = kb + 1 end
+  start = requestEnd
 end
 for bucket, m in pairs(meters) do
   for field, by in pairs(m[3]) do

@@ -155,11 +155,15 @@ describe('RedisStore', () => {
   });
 
   it('sends the requests of one event-loop turn in one EVALSHA, in slices of maxBatch, decided in order', async () => {
+    // Requests per EVALSHA (its replies), and the keys and arguments it carried.
     const calls: number[] = [];
+    const shapes: { keys: number; args: number }[] = [];
     const counting: RedisScriptClient = {
-      callBuffer: (command, sha, numKeys, ...rest) => {
-        calls.push(rest.length - Number(numKeys));
-        return redis.callBuffer(command, sha, numKeys, ...rest);
+      callBuffer: async (command, sha, numKeys, ...rest) => {
+        shapes.push({ keys: Number(numKeys), args: rest.length - Number(numKeys) });
+        const replies = await redis.callBuffer(command, sha, numKeys, ...rest);
+        calls.push((replies as unknown[]).length);
+        return replies;
       },
       script: (sub, body) => redis.script(sub, body),
     };
@@ -167,6 +171,8 @@ describe('RedisStore', () => {
     const limits: LimitCheck[] = [{ name: 'f', identity: 'key:b', params: { algorithm: 'fixed_window', limit: 12, windowMs: 60_000 } }];
     const results = await Promise.all(Array.from({ length: 20 }, () => store.check({ limits, nowMs: T0 })));
     expect(calls).toEqual([8, 8, 4]);
+    // The batch's one key once, however many of its requests name it; every request in one argument.
+    expect(shapes).toEqual([{ keys: 1, args: 1 }, { keys: 1, args: 1 }, { keys: 1, args: 1 }]);
     // In call order: the first 12 fit, each seeing the one before it charged.
     expect(results.map((r) => r.allowed)).toEqual([...Array(12).fill(true), ...Array(8).fill(false)]);
     expect(results.slice(0, 12).map((r) => r.limits[0].remaining)).toEqual([11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
@@ -175,6 +181,43 @@ describe('RedisStore', () => {
     await store.check({ limits, nowMs: T0 });
     await store.check({ limits, nowMs: T0 });
     expect(calls).toEqual([1, 1]);
+  });
+
+  it('names each key of a batch once and gives every request its own keys back, across identities, quotas and sliding logs', async () => {
+    const prefix = freshPrefix('batchkeys');
+    const keyCounts: number[] = [];
+    const counting: RedisScriptClient = {
+      callBuffer: (command, sha, numKeys, ...rest) => {
+        keyCounts.push(Number(numKeys));
+        return redis.callBuffer(command, sha, numKeys, ...rest);
+      },
+      script: (sub, body) => redis.script(sub, body),
+    };
+    const store = new RedisStore(counting, { prefix, testClock: true });
+    const request = (id: string, limit: number) => ({
+      limits: [
+        { name: 'f', identity: `key:${id}`, params: { algorithm: 'fixed_window' as const, limit, windowMs: 60_000 } },
+        { name: 'l', identity: `key:${id}`, params: { algorithm: 'sliding_log' as const, limit, windowMs: 60_000 } },
+        { name: 'o', identity: 'owner:shared', params: { algorithm: 'fixed_window' as const, limit: 100, windowMs: 60_000 } },
+      ],
+      quota: { identity: `key:${id}`, limit: 50, period: 'day' as const },
+      nowMs: T0,
+    });
+    // Interleaved: a, b, a, b, ... in one turn. Keys: key:a's hash and log, key:b's, the owner's hash.
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => store.check(request(i % 2 === 0 ? 'a' : 'b', i % 2 === 0 ? 3 : 4))));
+    expect(keyCounts).toEqual([5]);
+    // Each request saw its own counters: a's 3 of its 5 requests, b's 4 of its 5; all 7 on the owner.
+    const a = results.filter((_, i) => i % 2 === 0);
+    const b = results.filter((_, i) => i % 2 === 1);
+    expect(a.map((r) => r.allowed)).toEqual([true, true, true, false, false]);
+    expect(b.map((r) => r.allowed)).toEqual([true, true, true, true, false]);
+    expect(a.map((r) => r.quota?.remaining)).toEqual([49, 48, 47, 47, 47]);
+    expect(results.at(-1)!.limits.map((l) => l.remaining)).toEqual([0, 0, 93]);
+    // The state landed on the right keys: one sliding log per key, the owner's hash counted 7.
+    expect(await redis.llen(`${prefix}{key:a}:l:sl`)).toBeGreaterThan(0);
+    expect(await redis.llen(`${prefix}{key:b}:l:sl`)).toBeGreaterThan(0);
+    const owner = await store.check({ limits: [request('a', 3).limits[2]], cost: 0, nowMs: T0 });
+    expect(owner.limits[0].remaining).toBe(93);
   });
 
   it('fails only the request whose key is broken, not the others in its batch', async () => {
@@ -190,6 +233,14 @@ describe('RedisStore', () => {
     expect((b as PromiseRejectedResult).reason).toBeInstanceOf(ScriptRequestError);
     expect(String((b as PromiseRejectedResult).reason)).toMatch(/WRONGTYPE/);
     expect(c).toMatchObject({ status: 'fulfilled', value: { allowed: true, limits: [{ remaining: 3 }] } });
+  });
+
+  it('fails a call whose request length cannot be right instead of looping in Redis', async () => {
+    const store = new RedisStore(redis, { prefix: freshPrefix('badlen'), testClock: true });
+    await store.check({ limits: [], nowMs: T0 }); // loads the script
+    // A header whose length field is 0 (or anything shorter than the header itself).
+    await expect(redis.callBuffer('EVALSHA', RedisStore.scriptSha, 0, Buffer.alloc(64))).rejects.toThrow(/bad request length/);
+    expect(await redis.ping()).toBe('PONG');
   });
 
   it('refuses a maxBatch outside 1..1000', () => {

@@ -9,7 +9,7 @@ import { validateCost, validateIdentity, validateQuotaCheck } from './validate-l
 
 /**
  * The ioredis commands the store uses; an ioredis `Redis` (v5 or v6) satisfies it. The store
- * passes its keys as strings and its arguments as one binary Buffer per request.
+ * passes its keys as strings and its requests as one binary Buffer per EVALSHA.
  */
 export interface RedisScriptClient {
   /**
@@ -41,6 +41,7 @@ export interface RedisStoreOptions {
 
 const CODES: readonly CheckCode[] = ['VALID', 'RATE_LIMITED', 'QUOTA_EXCEEDED'];
 const NO_KEYS: readonly string[] = [];
+const NO_KEYS_AT: readonly number[] = [];
 const SCRIPT_SHA = createHash('sha1').update(CHECK_SCRIPT).digest('hex');
 
 /** A LimitCheck's key and spec, cached per store (the key carries the store's prefix). */
@@ -50,7 +51,10 @@ interface CompiledLimit {
   input: LimitCheck['params'];
   limit: number;
   key: string;
-  /** '<ddddI4c0': algorithm code, limit, windowMs, burst, field (see redis-check-script.ts). */
+  /**
+   * '<dddddI4c0': key index (0 here: the batch writes it), algorithm code, limit, windowMs, burst,
+   * field (see redis-check-script.ts).
+   */
   spec: Buffer;
 }
 
@@ -76,16 +80,23 @@ interface CompiledMeter {
 /** The limit-count header field of a record-only call: which outcome to count. */
 const OUTCOME_CODES: Readonly<Record<MeterOutcome, number>> = { invalid: -1, valid: -2, rateLimited: -3, quotaExceeded: -4 };
 
-/** '<dddddd': cost, limit count, nowMs, TTL padding, quota limit, quota reset day. */
-const HEADER_BYTES = 48;
+/**
+ * '<dddddddd': the request's length in bytes, cost, limit count, nowMs, TTL padding, quota limit,
+ * quota reset day, quota key index (written by the batch; 0: no quota).
+ */
+const HEADER_BYTES = 64;
+/** Where the header holds the quota key's index. */
+const QUOTA_KEY_AT = 56;
 
 function writeHeader(blob: Buffer, cost: number, n: number, now: number, pad: number, quotaLimit: number, resetDay: number): void {
-  blob.writeDoubleLE(cost, 0);
-  blob.writeDoubleLE(n, 8);
-  blob.writeDoubleLE(now, 16);
-  blob.writeDoubleLE(pad, 24);
-  blob.writeDoubleLE(quotaLimit, 32);
-  blob.writeDoubleLE(resetDay, 40);
+  blob.writeDoubleLE(blob.length, 0);
+  blob.writeDoubleLE(cost, 8);
+  blob.writeDoubleLE(n, 16);
+  blob.writeDoubleLE(now, 24);
+  blob.writeDoubleLE(pad, 32);
+  blob.writeDoubleLE(quotaLimit, 40);
+  blob.writeDoubleLE(resetDay, 48);
+  blob.writeDoubleLE(0, QUOTA_KEY_AT);
 }
 
 /** '<I4c0I4c0': meter bucket prefix, member. */
@@ -113,6 +124,12 @@ export class RedisStore implements RateLimitStore {
   private readonly quotas = new WeakMap<QuotaCheck, CompiledQuota>();
   private readonly meters = new WeakMap<MeterTarget, CompiledMeter>();
   private readonly batcher: ScriptBatcher;
+  /**
+   * A request's keys and where its bytes take each key's index, filled per check and read by
+   * batcher.run before it returns (it keeps neither), so one pair serves every call.
+   */
+  private readonly scratchKeys: string[] = [];
+  private readonly scratchKeyAt: number[] = [];
 
   constructor(
     redis: RedisScriptClient,
@@ -136,19 +153,27 @@ export class RedisStore implements RateLimitStore {
     const n = checks.length;
     const quota = req.quota === undefined ? undefined : this.compileQuota(req.quota);
     const meter = req.meter === undefined ? undefined : this.compileMeter(req.meter);
-    // Keys: each limit's state key (its identity hash, or a sliding log's list), then the quota's
-    // identity hash. Argument: one binary string (see redis-check-script.ts): a header of doubles,
-    // each limit's cached spec, then the meter target's cached tail.
-    const keys: string[] = new Array(quota === undefined ? n : n + 1);
+    // The request's bytes (see redis-check-script.ts): a header of doubles, each limit's cached
+    // spec, then the meter target's cached tail. Its keys (each limit's state key: its identity
+    // hash, or a sliding log's list; then the quota's identity hash) go to the batch, which writes
+    // their indexes into the header's and the specs' key slots.
+    const keys = this.scratchKeys;
+    const keyAt = this.scratchKeyAt;
+    keys.length = 0;
+    keyAt.length = 0;
     const compiled: CompiledLimit[] = new Array(n);
     let size = HEADER_BYTES;
     for (let i = 0; i < n; i++) {
       const c = this.compile(checks[i]);
       compiled[i] = c;
-      keys[i] = c.key;
+      keys.push(c.key);
+      keyAt.push(size);
       size += c.spec.length;
     }
-    if (quota !== undefined) keys[n] = quota.key;
+    if (quota !== undefined) {
+      keys.push(quota.key);
+      keyAt.push(QUOTA_KEY_AT);
+    }
     if (meter !== undefined) size += meter.tail.length;
     const blob = Buffer.allocUnsafe(size);
     writeHeader(blob, cost, n, now, this.ttlPadding, quota === undefined ? 0 : quota.limit, quota === undefined ? 0 : quota.resetDay);
@@ -156,7 +181,7 @@ export class RedisStore implements RateLimitStore {
     for (let i = 0; i < n; i++) at += compiled[i].spec.copy(blob, at);
     if (meter !== undefined) meter.tail.copy(blob, at);
     // Doubles: reply.readDoubleLE(8 * i) is the script's i-th number (redis-check-script.ts).
-    const reply = await this.batcher.run(keys, blob);
+    const reply = await this.batcher.run(blob, keys, keyAt);
 
     const code = CODES[reply.readDoubleLE(0)];
     const nowMs = reply.readDoubleLE(8);
@@ -215,13 +240,14 @@ export class RedisStore implements RateLimitStore {
     validateIdentity('identity', check.identity);
     const field = limitStateField(check.name, params.algorithm);
     const fieldBytes = Buffer.byteLength(field);
-    const spec = Buffer.alloc(36 + fieldBytes);
-    spec.writeDoubleLE(params.shaping ? 7 : ALGORITHM_CODES[params.algorithm].num, 0);
-    spec.writeDoubleLE(params.limit, 8);
-    spec.writeDoubleLE(params.windowMs, 16);
-    spec.writeDoubleLE(params.burst, 24);
-    spec.writeUInt32LE(fieldBytes, 32);
-    spec.write(field, 36);
+    const spec = Buffer.alloc(44 + fieldBytes);
+    spec.writeDoubleLE(0, 0);
+    spec.writeDoubleLE(params.shaping ? 7 : ALGORITHM_CODES[params.algorithm].num, 8);
+    spec.writeDoubleLE(params.limit, 16);
+    spec.writeDoubleLE(params.windowMs, 24);
+    spec.writeDoubleLE(params.burst, 32);
+    spec.writeUInt32LE(fieldBytes, 40);
+    spec.write(field, 44);
     const c: CompiledLimit = {
       identity: check.identity,
       name: check.name,
@@ -284,7 +310,7 @@ export class RedisStore implements RateLimitStore {
     const blob = Buffer.allocUnsafe(HEADER_BYTES + tail.length);
     writeHeader(blob, count, code, this.clockArg(nowMs), this.ttlPadding, 0, 0);
     tail.copy(blob, HEADER_BYTES);
-    await this.batcher.run(NO_KEYS, blob);
+    await this.batcher.run(blob, NO_KEYS, NO_KEYS_AT);
   }
 
   /** Counts one `invalid` outcome: recordOutcome(meter, 'invalid', nowMs). */
