@@ -27,6 +27,21 @@ export function sfString(value: string): string {
   return `"${printable.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
+/**
+ * sfString of a limit's name, for the `RateLimit` header of every answer: three regex passes per
+ * request otherwise. Names come from the configured limits, so few; the cache is still bounded.
+ */
+const sfNames = new Map<string, string>();
+function sfName(name: string): string {
+  let quoted = sfNames.get(name);
+  if (quoted === undefined) {
+    if (sfNames.size >= 1024) sfNames.clear();
+    quoted = sfString(name);
+    sfNames.set(name, quoted);
+  }
+  return quoted;
+}
+
 /** Seconds as an sf-integer, rounded up so a client never comes back early. */
 function seconds(ms: number): number {
   return Math.max(0, Math.ceil(ms / 1000));
@@ -45,9 +60,14 @@ export function mostConstrained(limits: readonly LimitState[]): LimitState | und
 
 /** Whether `a` should be watched rather than `b` (see mostConstrained). */
 function moreConstrained(a: LimitState, b: LimitState): boolean {
-  if (a.blocked !== b.blocked) return a.blocked;
-  if (a.blocked) return a.resetMs > b.resetMs;
-  return a.remaining < b.remaining || (a.remaining === b.remaining && a.resetMs > b.resetMs);
+  return watchInstead(a.blocked, a.remaining, a.resetMs, b.blocked, b.remaining, b.resetMs);
+}
+
+/** moreConstrained on the fields themselves (a's, then b's). */
+function watchInstead(aBlocked: boolean, aRemaining: number, aResetMs: number, bBlocked: boolean, bRemaining: number, bResetMs: number): boolean {
+  if (aBlocked !== bBlocked) return aBlocked;
+  if (aBlocked) return aResetMs > bResetMs;
+  return aRemaining < bRemaining || (aRemaining === bRemaining && aResetMs > bResetMs);
 }
 
 /** `RateLimit-Policy`, built once per policy array (the verifier reuses one array per route selection and quota period). */
@@ -93,18 +113,26 @@ export function verificationHeaders(result: VerificationResult, random: () => nu
   if (policy === undefined || policy.length === 0) return headers;
   headers['ratelimit-policy'] = rateLimitPolicyHeader(policy);
 
-  let watched: LimitState | undefined;
-  for (const limit of result.limits) {
+  // The watched limit (see mostConstrained), kept in locals: no LimitState object per limit and request.
+  let found = false;
+  let wName = '';
+  let wLimit = 0;
+  let wRemaining = 0;
+  let wResetMs = 0;
+  let wBlocked = false;
+  const limits = result.limits;
+  for (let i = 0; i < limits.length; i++) {
+    const limit = limits[i];
     const blocked = limit.blocked === true;
-    const state: LimitState = {
-      name: limit.name,
-      limit: limit.limit,
-      windowMs: limit.windowMs,
-      remaining: limit.remaining,
-      resetMs: blocked ? (limit.retryAfterMs ?? limit.windowMs) : (limit.roomMs ?? limit.resetMs),
-      blocked,
-    };
-    if (watched === undefined || moreConstrained(state, watched)) watched = state;
+    const resetMs = blocked ? (limit.retryAfterMs ?? limit.windowMs) : (limit.roomMs ?? limit.resetMs);
+    if (!found || watchInstead(blocked, limit.remaining, resetMs, wBlocked, wRemaining, wResetMs)) {
+      found = true;
+      wName = limit.name;
+      wLimit = limit.limit;
+      wRemaining = limit.remaining;
+      wResetMs = resetMs;
+      wBlocked = blocked;
+    }
   }
   const quota = result.quota;
   if (quota !== undefined) {
@@ -112,26 +140,33 @@ export function verificationHeaders(result: VerificationResult, random: () => nu
     const windowMs = last.name === 'quota' ? last.windowMs : 86_400_000;
     const blocked = result.code === 'QUOTA_EXCEEDED';
     const untilReset = Math.max(0, quota.resetAt - result.nowMs);
-    const state: LimitState = { name: 'quota', limit: quota.limit, windowMs, remaining: quota.remaining, resetMs: blocked && result.neverFits === true ? windowMs : untilReset, blocked };
-    if (watched === undefined || moreConstrained(state, watched)) watched = state;
+    const resetMs = blocked && result.neverFits === true ? windowMs : untilReset;
+    if (!found || watchInstead(blocked, quota.remaining, resetMs, wBlocked, wRemaining, wResetMs)) {
+      found = true;
+      wName = 'quota';
+      wLimit = quota.limit;
+      wRemaining = quota.remaining;
+      wResetMs = resetMs;
+      wBlocked = blocked;
+    }
   }
 
-  if (watched === undefined) {
+  if (!found) {
     // The state is unknown or does not apply: name the first policy item, with nothing remaining.
     const item = policy[0];
-    headers['ratelimit'] = `${sfString(item.name)};r=0;t=0`;
+    headers['ratelimit'] = `${sfName(item.name)};r=0;t=0`;
     headers['x-ratelimit-limit'] = String(item.limit);
     headers['x-ratelimit-remaining'] = '0';
     headers['x-ratelimit-reset'] = String(Math.ceil(result.nowMs / 1000));
     return headers;
   }
-  const remaining = Math.max(0, Math.floor(watched.remaining));
-  headers['ratelimit'] = `${sfString(watched.name)};r=${remaining};t=${seconds(watched.resetMs)}`;
-  headers['x-ratelimit-limit'] = String(watched.limit);
+  const remaining = Math.max(0, Math.floor(wRemaining));
+  headers['ratelimit'] = `${sfName(wName)};r=${remaining};t=${seconds(wResetMs)}`;
+  headers['x-ratelimit-limit'] = String(wLimit);
   headers['x-ratelimit-remaining'] = String(remaining);
-  headers['x-ratelimit-reset'] = String(Math.ceil((result.nowMs + watched.resetMs) / 1000));
+  headers['x-ratelimit-reset'] = String(Math.ceil((result.nowMs + wResetMs) / 1000));
   if (result.code === 'RATE_LIMITED' || result.code === 'QUOTA_EXCEEDED') {
-    headers['retry-after'] = String(retryAfterSeconds(result.retryAfterMs ?? watched.resetMs, random));
+    headers['retry-after'] = String(retryAfterSeconds(result.retryAfterMs ?? wResetMs, random));
   }
   return headers;
 }

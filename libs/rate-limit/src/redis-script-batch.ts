@@ -43,7 +43,7 @@ function isNoScript(err: unknown): boolean {
  * which run() writes into the request's bytes. ioredis and Redis pay per argument (the client
  * formats each, Redis parses and copies each into a Lua string): with three keys and an argument
  * per request, RedisStore.check cost Node about 1.45x what it costs now
- * (bench/probes/store-ab.ts).
+ * (bench/probes/guard-ab.ts, its store layer).
  *
  * Every request of a batch is still atomic on its own, and a request that fails in the script
  * (say a key of the wrong type) fails alone (ScriptRequestError). A batch that fails as a whole

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { InvalidLimitParamsError } from './errors';
 import { ALGORITHM_CODES, identityStateKey, limitStateField, limitStateKey } from './redis-key-layout';
 import { CHECK_SCRIPT } from './redis-check-script';
-import { ScriptBatcher } from './redis-script-batch';
+import { ScriptBatcher, type ScriptReply } from './redis-script-batch';
 import { resolveLimitParams } from './resolve-limit-params';
 import type { CheckCode, CheckRequest, CheckResult, LimitCheck, LimitOutcome, MeterOutcome, MeterTarget, QuotaCheck, RateLimitStore } from './types';
 import { validateCost, validateIdentity, validateQuotaCheck } from './validate-limit-params';
@@ -146,7 +146,19 @@ export class RedisStore implements RateLimitStore {
   /** SHA1 of the check script, as EVALSHA uses it. */
   static readonly scriptSha = SCRIPT_SHA;
 
-  async check(req: CheckRequest): Promise<CheckResult> {
+  /**
+   * Not an async function: its suspended frame (every local below) would be allocated per call;
+   * the reply is read in one continuation instead. Errors still arrive as rejections.
+   */
+  check(req: CheckRequest): Promise<CheckResult> {
+    try {
+      return this.queueCheck(req);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private queueCheck(req: CheckRequest): Promise<CheckResult> {
     const now = this.clockArg(req.nowMs);
     const cost = validateCost(req.cost);
     const checks = req.limits;
@@ -181,50 +193,7 @@ export class RedisStore implements RateLimitStore {
     for (let i = 0; i < n; i++) at += compiled[i].spec.copy(blob, at);
     if (meter !== undefined) meter.tail.copy(blob, at);
     // Doubles: reply.readDoubleLE(8 * i) is the script's i-th number (redis-check-script.ts).
-    const reply = await this.batcher.run(blob, keys, keyAt);
-
-    const code = CODES[reply.readDoubleLE(0)];
-    const nowMs = reply.readDoubleLE(8);
-    const allowed = code === 'VALID';
-    const limits: LimitOutcome[] = new Array(n);
-    let retryAfterMs = 0;
-    let delayMs = 0;
-    let neverFits = false;
-    let o = quota === undefined ? 2 : 5;
-    for (let i = 0; i < n; i++, o += 5) {
-      const at = 8 * o;
-      const limitAllowed = reply.readDoubleLE(at) === 1;
-      const retryOrNever = reply.readDoubleLE(at + 24);
-      const limitNeverFits = retryOrNever === -1;
-      const retry = limitNeverFits ? Infinity : retryOrNever;
-      const delay = reply.readDoubleLE(at + 32);
-      limits[i] = {
-        name: compiled[i].name,
-        limit: compiled[i].limit,
-        allowed: limitAllowed,
-        remaining: reply.readDoubleLE(at + 8),
-        resetMs: reply.readDoubleLE(at + 16),
-        retryAfterMs: retry,
-        delayMs: delay,
-        neverFits: limitNeverFits,
-      };
-      if (!limitAllowed) {
-        if (limitNeverFits) neverFits = true;
-        if (retry > retryAfterMs) retryAfterMs = retry;
-      } else if (delay > delayMs) {
-        delayMs = delay;
-      }
-    }
-    const result: CheckResult = { allowed, code, limits, retryAfterMs, neverFits, delayMs: allowed ? delayMs : 0, nowMs };
-    if (quota !== undefined) {
-      const resetAt = reply.readDoubleLE(32);
-      result.quota = { limit: reply.readDoubleLE(16), remaining: reply.readDoubleLE(24), resetAt };
-      if (code === 'QUOTA_EXCEEDED') {
-        result.neverFits = cost > quota.limit;
-        result.retryAfterMs = result.neverFits ? Infinity : resetAt - nowMs;
-      }
-    }
-    return result;
+    return this.batcher.run(blob, keys, keyAt).then((reply) => readReply(reply, compiled, quota, cost));
   }
 
   /**
@@ -325,6 +294,53 @@ export class RedisStore implements RateLimitStore {
     if (!Number.isInteger(nowMs) || nowMs < 0) throw new InvalidLimitParamsError('nowMs', 'must be a non-negative integer');
     return nowMs;
   }
+}
+
+/** The check script's reply to one request (doubles: see redis-check-script.ts) as a CheckResult. */
+function readReply(reply: ScriptReply, compiled: readonly CompiledLimit[], quota: CompiledQuota | undefined, cost: number): CheckResult {
+  const n = compiled.length;
+  const code = CODES[reply.readDoubleLE(0)];
+  const nowMs = reply.readDoubleLE(8);
+  const allowed = code === 'VALID';
+  const limits: LimitOutcome[] = new Array(n);
+  let retryAfterMs = 0;
+  let delayMs = 0;
+  let neverFits = false;
+  let o = quota === undefined ? 2 : 5;
+  for (let i = 0; i < n; i++, o += 5) {
+    const at = 8 * o;
+    const limitAllowed = reply.readDoubleLE(at) === 1;
+    const retryOrNever = reply.readDoubleLE(at + 24);
+    const limitNeverFits = retryOrNever === -1;
+    const retry = limitNeverFits ? Infinity : retryOrNever;
+    const delay = reply.readDoubleLE(at + 32);
+    limits[i] = {
+      name: compiled[i].name,
+      limit: compiled[i].limit,
+      allowed: limitAllowed,
+      remaining: reply.readDoubleLE(at + 8),
+      resetMs: reply.readDoubleLE(at + 16),
+      retryAfterMs: retry,
+      delayMs: delay,
+      neverFits: limitNeverFits,
+    };
+    if (!limitAllowed) {
+      if (limitNeverFits) neverFits = true;
+      if (retry > retryAfterMs) retryAfterMs = retry;
+    } else if (delay > delayMs) {
+      delayMs = delay;
+    }
+  }
+  const result: CheckResult = { allowed, code, limits, retryAfterMs, neverFits, delayMs: allowed ? delayMs : 0, nowMs };
+  if (quota !== undefined) {
+    const resetAt = reply.readDoubleLE(32);
+    result.quota = { limit: reply.readDoubleLE(16), remaining: reply.readDoubleLE(24), resetAt };
+    if (code === 'QUOTA_EXCEEDED') {
+      result.neverFits = cost > quota.limit;
+      result.retryAfterMs = result.neverFits ? Infinity : resetAt - nowMs;
+    }
+  }
+  return result;
 }
 
 /** Records an `invalid` verification (unknown/disabled/expired key) in the usage buckets, one call. */
