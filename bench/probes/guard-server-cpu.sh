@@ -3,7 +3,7 @@
 # with the server pinned to vCPU 0 and autocannon to vCPU 1, so two variants compare on the same
 # core. Each run: 3 s warm-up, then 8 s at 64 connections. Variants alternate, twice each. Also
 # prints the whole machine's busy CPU per request and its idle share (/proc/stat). PIN=0 runs
-# unpinned, as the guard bench does.
+# unpinned, as the guard bench does; REPEAT=N alternates N times instead of twice.
 #   npx nx run @tollgate/api:build
 #   bash bench/probes/guard-server-cpu.sh guarded "guarded BENCH_STORE_MAX_BATCH=1" unguarded
 # A variant is a server mode (bench/guard/server.ts) followed by environment assignments.
@@ -34,7 +34,7 @@ run() {
     'BEGIN { printf "%-40s %6.0fk req  server %5.1f us/req  redis %5.1f us/req  machine %5.1f us/req busy, %2d%% idle\n", m, k, s * 10 / k, r * 10 / k, busy * 10 / k, idle * 100 / (busy + idle + steal) }'
 }
 
-for _ in 1 2; do
+for _ in $(seq ${REPEAT:-2}); do
   for variant in "$@"; do
     # shellcheck disable=SC2086
     run $variant
