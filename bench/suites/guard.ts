@@ -139,33 +139,57 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
     // (it stays beside as `…OfRoundMedians`). In an A B B A block a steady drift cancels, and
     // summing many short runs of each side averages out the faster swings. Each block's own ratio
     // is kept, to show the spread.
-    const blockCount = quick ? 6 : 10;
+    // Both servers of a block run pinned to the same vCPU (taskset on their main thread; the load
+    // generator and Redis are not pinned), vCPU 0 for two blocks, then vCPU 1 for two, and so on:
+    // this machine's two vCPUs at times differ in speed by up to 2x and a process tends to stay
+    // on the vCPU it ran on, so unpinned the ratio also read where the scheduler had parked each
+    // server (in one run the metered guarded server served 10.5 k 2xx/s and the unmetered one
+    // 12.9 k, medians of nine runs each, while the crossovers put metering's cost at 1 %).
+    const blockCount = quick ? 8 : 12;
     const blockSeconds = 2;
+    const cpuCount = cpus().length;
+    const everyCpu = `0-${cpuCount - 1}`;
+    const blockCpus: number[] = [];
+    let blocksPinned = cpuCount >= 2;
     let blocksNotOk = 0;
     const alternating = async (peer: 'unguarded' | 'throttler') => {
       let guardedTotal = 0;
       let peerTotal = 0;
       const blockRatios: number[] = [];
-      for (let b = 0; b < blockCount; b++) {
-        const order: ServerMode[] = b % 2 === 0 ? ['guarded', peer, peer, 'guarded'] : [peer, 'guarded', 'guarded', peer];
-        let guarded = 0;
-        let other = 0;
-        for (const mode of order) {
-          const run = await load(servers.get(mode)!.url, key, blockSeconds);
-          blocksNotOk += run.non2xx + run.errors;
-          const rps = run.rps;
-          if (mode === 'guarded') guarded += rps;
-          else other += rps;
+      const pair = [servers.get('guarded')!, servers.get(peer)!];
+      try {
+        for (let b = 0; b < blockCount; b++) {
+          const order: ServerMode[] = b % 2 === 0 ? ['guarded', peer, peer, 'guarded'] : [peer, 'guarded', 'guarded', peer];
+          const cpu = Math.floor(b / 2) % Math.max(1, cpuCount);
+          if (blocksPinned && !pair.every((server) => pinProcess(server.pid, String(cpu)))) {
+            blocksPinned = false;
+            for (const server of pair) pinProcess(server.pid, everyCpu);
+            console.warn('  alternating blocks unpinned (taskset failed)');
+          }
+          if (peer === 'unguarded') blockCpus.push(blocksPinned ? cpu : -1);
+          let guarded = 0;
+          let other = 0;
+          for (const mode of order) {
+            const run = await load(servers.get(mode)!.url, key, blockSeconds);
+            blocksNotOk += run.non2xx + run.errors;
+            const rps = run.rps;
+            if (mode === 'guarded') guarded += rps;
+            else other += rps;
+          }
+          blockRatios.push(round3(guarded / other));
+          guardedTotal += guarded;
+          peerTotal += other;
         }
-        blockRatios.push(round3(guarded / other));
-        guardedTotal += guarded;
-        peerTotal += other;
+      } finally {
+        if (cpuCount >= 2) for (const server of pair) pinProcess(server.pid, everyCpu);
       }
       return { ratio: round2(guardedTotal / peerTotal), blockRatios };
     };
     const overUnguarded = await alternating('unguarded');
     const overThrottler = await alternating('throttler');
-    console.log(`  alternating blocks: guarded ÷ unguarded ${overUnguarded.ratio} (blocks ${overUnguarded.blockRatios.join(', ')}); guarded ÷ throttler ${overThrottler.ratio} (blocks ${overThrottler.blockRatios.join(', ')})`);
+    console.log(
+      `  alternating blocks (vCPUs ${blocksPinned ? blockCpus.join(', ') : 'unpinned'}): guarded ÷ unguarded ${overUnguarded.ratio} (blocks ${overUnguarded.blockRatios.join(', ')}); guarded ÷ throttler ${overThrottler.ratio} (blocks ${overThrottler.blockRatios.join(', ')})`,
+    );
     const fixed = new Map<ServerMode, Load>();
     for (const mode of modes) {
       fixed.set(mode, await load(servers.get(mode)!.url, key, seconds, OFFERED_RATE));
@@ -320,6 +344,9 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
       peakRounds: rounds,
       alternatingBlocks: blockCount,
       secondsPerBlockRun: blockSeconds,
+      // The vCPU both servers of each block were pinned to (-1: unpinned), the same for both ratios.
+      alternatingBlockCpus: blockCpus,
+      alternatingBlocksPinned: blocksPinned,
       secondsPerPeakRound: roundSeconds,
       peakRpsRounds: Object.fromEntries([...byMode].map(([mode, runs]) => [mode, runs.map((l) => l.rps)])),
       peak: Object.fromEntries(peak),
