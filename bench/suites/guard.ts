@@ -144,7 +144,7 @@ async function httpFigures(quick: boolean): Promise<Record<string, unknown>> {
     // this machine's two vCPUs at times differ in speed by up to 2x and a process tends to stay
     // on the vCPU it ran on, so unpinned the ratio also read where the scheduler had parked each
     // server (in one run the metered guarded server served 10.5 k 2xx/s and the unmetered one
-    // 12.9 k, medians of nine runs each, while the crossovers put metering's cost at 1 %).
+    // 13.0 k, medians of nine runs each, while the crossovers put metering's cost at 1 %).
     const blockCount = quick ? 8 : 12;
     const blockSeconds = 2;
     const cpuCount = cpus().length;
