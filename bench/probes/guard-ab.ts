@@ -15,6 +15,7 @@ import type { KeyRecord } from '@tollgate/nest-guard';
 import Redis from 'ioredis';
 import { BENCH_LIMITS, BENCH_QUOTA } from '../guard/limits';
 import { median } from '../stats';
+import { cpuPerCall } from './cpu-per-call';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const BEFORE_MODULES = process.env.BEFORE_MODULES;
@@ -26,19 +27,6 @@ const PREFIX = `tgprobe:${process.pid}:`;
 const SECRET = 'tg_probe_secret_abcdefghijklmnopqrstuv';
 const CALLS = 30_000;
 
-async function cpuPerCall(call: () => Promise<unknown>): Promise<number> {
-  let started = 0;
-  const loop = async () => {
-    while (started < CALLS) {
-      started++;
-      await call();
-    }
-  };
-  const used0 = process.cpuUsage();
-  await Promise.all(Array.from({ length: 64 }, loop));
-  const used = process.cpuUsage(used0);
-  return (used.user + used.system) / CALLS;
-}
 
 async function main(): Promise<void> {
   const redis = new Redis(REDIS_URL);
@@ -84,7 +72,7 @@ async function main(): Promise<void> {
       for (let pair = 0; pair < 12; pair++) {
         const order = pair % 2 === 0 ? (['after', 'before'] as const) : (['before', 'after'] as const);
         for (const name of order) {
-          const us = await cpuPerCall(make(sides[name]));
+          const us = await cpuPerCall(make(sides[name]), CALLS);
           if (pair >= 2) runs[name].push(us);
         }
       }

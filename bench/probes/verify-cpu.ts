@@ -11,6 +11,7 @@ import { createGuardRedis, KeyVerifier, sha256Hex, verificationHeaders, type Key
 import { RedisStore, type CheckRequest } from '@tollgate/rate-limit';
 import { BENCH_LIMITS, BENCH_QUOTA } from '../guard/limits';
 import { median } from '../stats';
+import { cpuPerCall } from './cpu-per-call';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `tgprobe:${process.pid}:`;
@@ -18,19 +19,6 @@ const SECRET = 'tg_probe_secret_abcdefghijklmnopqrstuv';
 const CALLS = 60_000;
 const IN_FLIGHT = 64;
 
-async function cpuPerCall(call: () => Promise<unknown>): Promise<number> {
-  let started = 0;
-  const loop = async () => {
-    while (started < CALLS) {
-      started++;
-      await call();
-    }
-  };
-  const before = process.cpuUsage();
-  await Promise.all(Array.from({ length: IN_FLIGHT }, loop));
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / CALLS;
-}
 
 async function main(): Promise<void> {
   const record: KeyRecord = {
@@ -62,9 +50,9 @@ async function main(): Promise<void> {
     verifyHeaders: async () => verificationHeaders(await verifier.verify(SECRET)),
   };
   try {
-    for (const call of Object.values(layers)) await cpuPerCall(call); // warm-up: JIT, script load, cache
+    for (const call of Object.values(layers)) await cpuPerCall(call, CALLS, IN_FLIGHT); // warm-up: JIT, script load, cache
     const runs = new Map(Object.keys(layers).map((name) => [name, [] as number[]]));
-    for (let rep = 0; rep < 5; rep++) for (const [name, call] of Object.entries(layers)) runs.get(name)!.push(await cpuPerCall(call));
+    for (let rep = 0; rep < 5; rep++) for (const [name, call] of Object.entries(layers)) runs.get(name)!.push(await cpuPerCall(call, CALLS, IN_FLIGHT));
     for (const [name, values] of runs) {
       console.log(`${name.padEnd(14)} median ${median(values).toFixed(2)} us CPU per call (runs ${values.map((v) => v.toFixed(2)).join(', ')})`);
     }
