@@ -27,7 +27,7 @@ import { createHash } from 'node:crypto';
 // The built package (dist, compiled by tsc with decorator metadata), as any app would import it:
 // tsx/esbuild does not emit decorator metadata, which Nest's constructor injection needs.
 import { GuardRejectionFilter, KeyVerifier, TollgateGuard, TollgateGuardModule, sha256Hex, type GuardedRequest, type KeyRecord } from '@tollgate/nest-guard';
-import { BENCH_LIMITS, BENCH_QUOTA } from './limits';
+import { BENCH_LIMITS, benchKeyRecord } from './limits';
 
 type Mode = 'guarded' | 'guarded-unmetered' | 'crossover' | 'unguarded' | 'throttler' | 'redis-floor';
 const mode = process.argv[2] as Mode;
@@ -143,16 +143,7 @@ function appModule(): DynamicModule {
   if (mode === 'unguarded') return { module: BenchModule, controllers: [UnguardedController] };
   if (mode === 'redis-floor') return { module: BenchModule, controllers: [RedisFloorController] };
   if (mode === 'guarded' || mode === 'guarded-unmetered' || mode === 'crossover') {
-    const record: KeyRecord = {
-      id: 'key_bench',
-      ownerId: null,
-      planId: 'plan_bench',
-      enabled: true,
-      expiresAt: null,
-      limits: BENCH_LIMITS.map((limit) => ({ ...limit, scope: 'key' as const })),
-      quota: { ...BENCH_QUOTA, resetDay: 1 },
-      failMode: 'closed',
-    };
+    const record: KeyRecord = benchKeyRecord('key_bench', 'plan_bench');
     const keys = new Map([[sha256Hex(KEY), record]]);
     const lookup = async (hash: string) => keys.get(hash) ?? null;
     if (mode === 'crossover') {

@@ -13,7 +13,7 @@ import * as afterEngine from '@tollgate/rate-limit';
 import type { CheckRequest } from '@tollgate/rate-limit';
 import type { KeyRecord } from '@tollgate/nest-guard';
 import Redis from 'ioredis';
-import { BENCH_LIMITS, BENCH_QUOTA } from '../guard/limits';
+import { benchCheckRequest, benchKeyRecord } from '../guard/limits';
 import { median } from '../stats';
 import { cpuPerCall } from './cpu-per-call';
 
@@ -27,27 +27,12 @@ const PREFIX = `tgprobe:${process.pid}:`;
 const SECRET = 'tg_probe_secret_abcdefghijklmnopqrstuv';
 const CALLS = 30_000;
 
-
 async function main(): Promise<void> {
   const redis = new Redis(REDIS_URL);
-  const record: KeyRecord = {
-    id: 'key_probe',
-    ownerId: null,
-    planId: 'plan_probe',
-    enabled: true,
-    expiresAt: null,
-    limits: BENCH_LIMITS.map((limit) => ({ ...limit, scope: 'key' as const })),
-    quota: { ...BENCH_QUOTA, resetDay: 1 },
-    failMode: 'closed',
-  };
+  const record: KeyRecord = benchKeyRecord('key_probe', 'plan_probe');
   const hash = after.sha256Hex(SECRET);
   const lookup = async (h: string) => (h === hash ? record : null);
-  const request: CheckRequest = {
-    limits: BENCH_LIMITS.map((limit) => ({ name: limit.name, identity: 'key:key_probe', params: { ...limit } })),
-    cost: 1,
-    quota: { identity: 'key:key_probe', ...BENCH_QUOTA, resetDay: 1 },
-    meter: { keyPrefix: 'usage:', member: 'key_probe' },
-  };
+  const request: CheckRequest = benchCheckRequest('key_probe');
   const sides = {
     before: {
       store: new beforeEngine.RedisStore(redis, { prefix: `${PREFIX}sb:` }),

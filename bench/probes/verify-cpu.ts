@@ -9,7 +9,7 @@
 // (taskset: this VM's two vCPUs differ in speed; pin to compare runs.)
 import { createGuardRedis, KeyVerifier, sha256Hex, verificationHeaders, type KeyRecord } from '@tollgate/nest-guard';
 import { RedisStore, type CheckRequest } from '@tollgate/rate-limit';
-import { BENCH_LIMITS, BENCH_QUOTA } from '../guard/limits';
+import { benchCheckRequest, benchKeyRecord } from '../guard/limits';
 import { median } from '../stats';
 import { cpuPerCall } from './cpu-per-call';
 
@@ -19,30 +19,15 @@ const SECRET = 'tg_probe_secret_abcdefghijklmnopqrstuv';
 const CALLS = 60_000;
 const IN_FLIGHT = 64;
 
-
 async function main(): Promise<void> {
-  const record: KeyRecord = {
-    id: 'key_probe',
-    ownerId: null,
-    planId: 'plan_probe',
-    enabled: true,
-    expiresAt: null,
-    limits: BENCH_LIMITS.map((limit) => ({ ...limit, scope: 'key' as const })),
-    quota: { ...BENCH_QUOTA, resetDay: 1 },
-    failMode: 'closed',
-  };
+  const record: KeyRecord = benchKeyRecord('key_probe', 'plan_probe');
   const hash = sha256Hex(SECRET);
   const verifier = new KeyVerifier({ redis: REDIS_URL, prefix: PREFIX, lookup: async (h) => (h === hash ? record : null) });
   await verifier.start();
   const redis = createGuardRedis(REDIS_URL, 'tollgate-probe');
   await new Promise((resolve) => redis.once('ready', resolve));
   const store = new RedisStore(redis, { prefix: `${PREFIX}store:` });
-  const request: CheckRequest = {
-    limits: BENCH_LIMITS.map((limit) => ({ name: limit.name, identity: 'key:key_probe', params: { ...limit } })),
-    cost: 1,
-    quota: { identity: 'key:key_probe', ...BENCH_QUOTA, resetDay: 1 },
-    meter: { keyPrefix: 'usage:', member: 'key_probe' },
-  };
+  const request: CheckRequest = benchCheckRequest('key_probe');
   const layers: Record<string, () => Promise<unknown>> = {
     ping: () => redis.ping(),
     store: () => store.check(request),

@@ -41,9 +41,8 @@ function isNoScript(err: unknown): boolean {
  * API key name the same identity hash again and again), and one binary argument, every request's
  * bytes one after another. Each request names its keys by their index in the batch's KEYS,
  * which run() writes into the request's bytes. ioredis and Redis pay per argument (the client
- * formats each, Redis parses and copies each into a Lua string): with three keys and an argument
- * per request, RedisStore.check cost Node about 1.45x what it costs now
- * (bench/probes/guard-ab.ts, its store layer).
+ * formats each, Redis parses and copies each into a Lua string): three keys and an argument per
+ * request made most of RedisStore.check's Node cost before this shape (docs/engine.md, Batching).
  *
  * Every request of a batch is still atomic on its own, and a request that fails in the script
  * (say a key of the wrong type) fails alone (ScriptRequestError). A batch that fails as a whole
